@@ -1,0 +1,3 @@
+"""Reference bots, built on the SDK (``botarena.clients``) only."""
+
+__all__: list[str] = []
