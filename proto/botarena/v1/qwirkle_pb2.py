@@ -24,19 +24,35 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x62otarena/v1/qwirkle.proto\x12\x0b\x62otarena.v1\"c\n\x0bQwirkleTile\x12*\n\x06\x63olour\x18\x01 \x01(\x0e\x32\x1a.botarena.v1.QwirkleColour\x12(\n\x05shape\x18\x02 \x01(\x0e\x32\x19.botarena.v1.QwirkleShape\"P\n\x10QwirklePlacement\x12\t\n\x01x\x18\x01 \x01(\x11\x12\t\n\x01y\x18\x02 \x01(\x11\x12&\n\x04tile\x18\x03 \x01(\x0b\x32\x18.botarena.v1.QwirkleTile*\xcb\x01\n\rQwirkleColour\x12\x1e\n\x1aQWIRKLE_COLOUR_UNSPECIFIED\x10\x00\x12\x16\n\x12QWIRKLE_COLOUR_RED\x10\x01\x12\x19\n\x15QWIRKLE_COLOUR_ORANGE\x10\x02\x12\x19\n\x15QWIRKLE_COLOUR_YELLOW\x10\x03\x12\x18\n\x14QWIRKLE_COLOUR_GREEN\x10\x04\x12\x17\n\x13QWIRKLE_COLOUR_BLUE\x10\x05\x12\x19\n\x15QWIRKLE_COLOUR_PURPLE\x10\x06*\xdd\x01\n\x0cQwirkleShape\x12\x1d\n\x19QWIRKLE_SHAPE_UNSPECIFIED\x10\x00\x12\x18\n\x14QWIRKLE_SHAPE_CIRCLE\x10\x01\x12\x18\n\x14QWIRKLE_SHAPE_SQUARE\x10\x02\x12\x19\n\x15QWIRKLE_SHAPE_DIAMOND\x10\x03\x12\x18\n\x14QWIRKLE_SHAPE_CLOVER\x10\x04\x12!\n\x1dQWIRKLE_SHAPE_FOUR_POINT_STAR\x10\x05\x12\"\n\x1eQWIRKLE_SHAPE_EIGHT_POINT_STAR\x10\x06\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x62otarena/v1/qwirkle.proto\x12\x0b\x62otarena.v1\"c\n\x0bQwirkleTile\x12*\n\x06\x63olour\x18\x01 \x01(\x0e\x32\x1a.botarena.v1.QwirkleColour\x12(\n\x05shape\x18\x02 \x01(\x0e\x32\x19.botarena.v1.QwirkleShape\"P\n\x10QwirklePlacement\x12\t\n\x01x\x18\x01 \x01(\x11\x12\t\n\x01y\x18\x02 \x01(\x11\x12&\n\x04tile\x18\x03 \x01(\x0b\x32\x18.botarena.v1.QwirkleTile\"\x0f\n\rQwirkleConfig\"P\n\x0cQwirklePlace\x12\x31\n\nplacements\x18\x01 \x03(\x0b\x32\x1d.botarena.v1.QwirklePlacement\x12\r\n\x05score\x18\x02 \x01(\x05\"N\n\x0fQwirkleExchange\x12\'\n\x05tiles\x18\x01 \x03(\x0b\x32\x18.botarena.v1.QwirkleTile\x12\x12\n\ntile_count\x18\x02 \x01(\x05\"\r\n\x0bQwirklePass\"\x9f\x01\n\x0bQwirkleMove\x12*\n\x05place\x18\x01 \x01(\x0b\x32\x19.botarena.v1.QwirklePlaceH\x00\x12\x30\n\x08\x65xchange\x18\x02 \x01(\x0b\x32\x1c.botarena.v1.QwirkleExchangeH\x00\x12(\n\x04pass\x18\x03 \x01(\x0b\x32\x18.botarena.v1.QwirklePassH\x00\x42\x08\n\x06\x61\x63tion\"A\n\x0fQwirkleSeatView\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05score\x18\x02 \x01(\x05\x12\x11\n\track_size\x18\x03 \x01(\x05\"C\n\x0bQwirkleTurn\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12&\n\x04move\x18\x02 \x01(\x0b\x32\x18.botarena.v1.QwirkleMove\"\xa7\x02\n\x0bQwirkleView\x12,\n\x05\x62oard\x18\x01 \x03(\x0b\x32\x1d.botarena.v1.QwirklePlacement\x12&\n\x04rack\x18\x02 \x03(\x0b\x32\x18.botarena.v1.QwirkleTile\x12+\n\x05seats\x18\x03 \x03(\x0b\x32\x1c.botarena.v1.QwirkleSeatView\x12\x10\n\x08\x62\x61g_size\x18\x04 \x01(\x05\x12\x19\n\x0c\x63urrent_seat\x18\x05 \x01(\x05H\x00\x88\x01\x01\x12\x15\n\rstarting_seat\x18\x06 \x01(\x05\x12\x15\n\ropening_sizes\x18\x07 \x03(\x05\x12)\n\x07history\x18\x08 \x03(\x0b\x32\x18.botarena.v1.QwirkleTurnB\x0f\n\r_current_seat*\xcb\x01\n\rQwirkleColour\x12\x1e\n\x1aQWIRKLE_COLOUR_UNSPECIFIED\x10\x00\x12\x16\n\x12QWIRKLE_COLOUR_RED\x10\x01\x12\x19\n\x15QWIRKLE_COLOUR_ORANGE\x10\x02\x12\x19\n\x15QWIRKLE_COLOUR_YELLOW\x10\x03\x12\x18\n\x14QWIRKLE_COLOUR_GREEN\x10\x04\x12\x17\n\x13QWIRKLE_COLOUR_BLUE\x10\x05\x12\x19\n\x15QWIRKLE_COLOUR_PURPLE\x10\x06*\xdd\x01\n\x0cQwirkleShape\x12\x1d\n\x19QWIRKLE_SHAPE_UNSPECIFIED\x10\x00\x12\x18\n\x14QWIRKLE_SHAPE_CIRCLE\x10\x01\x12\x18\n\x14QWIRKLE_SHAPE_SQUARE\x10\x02\x12\x19\n\x15QWIRKLE_SHAPE_DIAMOND\x10\x03\x12\x18\n\x14QWIRKLE_SHAPE_CLOVER\x10\x04\x12!\n\x1dQWIRKLE_SHAPE_FOUR_POINT_STAR\x10\x05\x12\"\n\x1eQWIRKLE_SHAPE_EIGHT_POINT_STAR\x10\x06\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'botarena.v1.qwirkle_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_QWIRKLECOLOUR']._serialized_start=226
-  _globals['_QWIRKLECOLOUR']._serialized_end=429
-  _globals['_QWIRKLESHAPE']._serialized_start=432
-  _globals['_QWIRKLESHAPE']._serialized_end=653
+  _globals['_QWIRKLECOLOUR']._serialized_start=1016
+  _globals['_QWIRKLECOLOUR']._serialized_end=1219
+  _globals['_QWIRKLESHAPE']._serialized_start=1222
+  _globals['_QWIRKLESHAPE']._serialized_end=1443
   _globals['_QWIRKLETILE']._serialized_start=42
   _globals['_QWIRKLETILE']._serialized_end=141
   _globals['_QWIRKLEPLACEMENT']._serialized_start=143
   _globals['_QWIRKLEPLACEMENT']._serialized_end=223
+  _globals['_QWIRKLECONFIG']._serialized_start=225
+  _globals['_QWIRKLECONFIG']._serialized_end=240
+  _globals['_QWIRKLEPLACE']._serialized_start=242
+  _globals['_QWIRKLEPLACE']._serialized_end=322
+  _globals['_QWIRKLEEXCHANGE']._serialized_start=324
+  _globals['_QWIRKLEEXCHANGE']._serialized_end=402
+  _globals['_QWIRKLEPASS']._serialized_start=404
+  _globals['_QWIRKLEPASS']._serialized_end=417
+  _globals['_QWIRKLEMOVE']._serialized_start=420
+  _globals['_QWIRKLEMOVE']._serialized_end=579
+  _globals['_QWIRKLESEATVIEW']._serialized_start=581
+  _globals['_QWIRKLESEATVIEW']._serialized_end=646
+  _globals['_QWIRKLETURN']._serialized_start=648
+  _globals['_QWIRKLETURN']._serialized_end=715
+  _globals['_QWIRKLEVIEW']._serialized_start=718
+  _globals['_QWIRKLEVIEW']._serialized_end=1013
 # @@protoc_insertion_point(module_scope)

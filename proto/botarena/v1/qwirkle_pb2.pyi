@@ -3,8 +3,10 @@
 isort:skip_file
 """
 
+from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
 import sys
@@ -156,3 +158,256 @@ class QwirklePlacement(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___QwirklePlacement: _TypeAlias = QwirklePlacement  # noqa: Y015
+
+@_typing.final
+class QwirkleConfig(_message.Message):
+    """Qwirkle has no options yet; the message exists so options can be added compatibly."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___QwirkleConfig: _TypeAlias = QwirkleConfig  # noqa: Y015
+
+@_typing.final
+class QwirklePlace(_message.Message):
+    """Place one or more tiles from the rack in one row or column."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLACEMENTS_FIELD_NUMBER: _builtins.int
+    SCORE_FIELD_NUMBER: _builtins.int
+    score: _builtins.int
+    """Output only: the points this placement scores. Set in legal moves and in applied
+    moves; ignored when submitted.
+    """
+    @_builtins.property
+    def placements(self) -> _containers.RepeatedCompositeFieldContainer[Global___QwirklePlacement]:
+        """The tiles and their cells, in any order."""
+
+    def __init__(
+        self,
+        *,
+        placements: _abc.Iterable[Global___QwirklePlacement] | None = ...,
+        score: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["placements", b"placements", "score", b"score"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___QwirklePlace: _TypeAlias = QwirklePlace  # noqa: Y015
+
+@_typing.final
+class QwirkleExchange(_message.Message):
+    """Exchange tiles: draw as many new tiles, then return these to the bag."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TILES_FIELD_NUMBER: _builtins.int
+    TILE_COUNT_FIELD_NUMBER: _builtins.int
+    tile_count: _builtins.int
+    """Output only: how many tiles were exchanged."""
+    @_builtins.property
+    def tiles(self) -> _containers.RepeatedCompositeFieldContainer[Global___QwirkleTile]:
+        """The tiles returned to the bag. In another seat's applied move this is empty and only
+        tile_count is set: which tiles were exchanged is hidden.
+        """
+
+    def __init__(
+        self,
+        *,
+        tiles: _abc.Iterable[Global___QwirkleTile] | None = ...,
+        tile_count: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tile_count", b"tile_count", "tiles", b"tiles"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___QwirkleExchange: _TypeAlias = QwirkleExchange  # noqa: Y015
+
+@_typing.final
+class QwirklePass(_message.Message):
+    """Pass the turn; legal only when the bag is empty and no placement is possible."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___QwirklePass: _TypeAlias = QwirklePass  # noqa: Y015
+
+@_typing.final
+class QwirkleMove(_message.Message):
+    """A Qwirkle move: exactly one action is set."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLACE_FIELD_NUMBER: _builtins.int
+    EXCHANGE_FIELD_NUMBER: _builtins.int
+    PASS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def place(self) -> Global___QwirklePlace:
+        """Place tiles."""
+
+    @_builtins.property
+    def exchange(self) -> Global___QwirkleExchange:
+        """Exchange tiles."""
+
+    def __init__(
+        self,
+        *,
+        place: Global___QwirklePlace | None = ...,
+        exchange: Global___QwirkleExchange | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "exchange", b"exchange", "pass", b"pass", "place", b"place"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "exchange", b"exchange", "pass", b"pass", "place", b"place"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_action: _TypeAlias = _typing.Literal["place", "exchange", "pass"]  # noqa: Y015
+    _WhichOneofArgType_action: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_action) -> _WhichOneofReturnType_action | None: ...
+
+Global___QwirkleMove: _TypeAlias = QwirkleMove  # noqa: Y015
+
+@_typing.final
+class QwirkleSeatView(_message.Message):
+    """The public state of one Qwirkle seat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    SCORE_FIELD_NUMBER: _builtins.int
+    RACK_SIZE_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """Seat index."""
+    score: _builtins.int
+    """Current score."""
+    rack_size: _builtins.int
+    """Number of tiles in the seat's rack."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        score: _builtins.int = ...,
+        rack_size: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["rack_size", b"rack_size", "score", b"score", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___QwirkleSeatView: _TypeAlias = QwirkleSeatView  # noqa: Y015
+
+@_typing.final
+class QwirkleTurn(_message.Message):
+    """One turn of the public history."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    MOVE_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that moved."""
+    @_builtins.property
+    def move(self) -> Global___QwirkleMove:
+        """The move as everyone may see it (an exchange shows only its tile count)."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        move: Global___QwirkleMove | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["move", b"move"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["move", b"move", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___QwirkleTurn: _TypeAlias = QwirkleTurn  # noqa: Y015
+
+@_typing.final
+class QwirkleView(_message.Message):
+    """What one Qwirkle seat (or a spectator) may see."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BOARD_FIELD_NUMBER: _builtins.int
+    RACK_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    BAG_SIZE_FIELD_NUMBER: _builtins.int
+    CURRENT_SEAT_FIELD_NUMBER: _builtins.int
+    STARTING_SEAT_FIELD_NUMBER: _builtins.int
+    OPENING_SIZES_FIELD_NUMBER: _builtins.int
+    HISTORY_FIELD_NUMBER: _builtins.int
+    bag_size: _builtins.int
+    """Tiles left in the bag."""
+    current_seat: _builtins.int
+    """The seat whose turn it is; unset once the game is over."""
+    starting_seat: _builtins.int
+    """The seat that made the opening move, chosen by the largest opening set (ties broken
+    by a seeded draw).
+    """
+    @_builtins.property
+    def board(self) -> _containers.RepeatedCompositeFieldContainer[Global___QwirklePlacement]:
+        """Every tile on the board."""
+
+    @_builtins.property
+    def rack(self) -> _containers.RepeatedCompositeFieldContainer[Global___QwirkleTile]:
+        """The viewer's own rack; empty for a spectator."""
+
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___QwirkleSeatView]:
+        """Every seat's score and rack size, by seat index."""
+
+    @_builtins.property
+    def opening_sizes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Each seat's opening size: the largest set of distinct tiles sharing a colour or a
+        shape in its first rack.
+        """
+
+    @_builtins.property
+    def history(self) -> _containers.RepeatedCompositeFieldContainer[Global___QwirkleTurn]:
+        """Every move so far, in order. Set in GetPlayerView responses; empty in the views
+        carried by stream events, where the stream itself is the history.
+        """
+
+    def __init__(
+        self,
+        *,
+        board: _abc.Iterable[Global___QwirklePlacement] | None = ...,
+        rack: _abc.Iterable[Global___QwirkleTile] | None = ...,
+        seats: _abc.Iterable[Global___QwirkleSeatView] | None = ...,
+        bag_size: _builtins.int = ...,
+        current_seat: _builtins.int | None = ...,
+        starting_seat: _builtins.int = ...,
+        opening_sizes: _abc.Iterable[_builtins.int] | None = ...,
+        history: _abc.Iterable[Global___QwirkleTurn] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_current_seat", b"_current_seat", "current_seat", b"current_seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_current_seat", b"_current_seat", "bag_size", b"bag_size", "board", b"board", "current_seat", b"current_seat", "history", b"history", "opening_sizes", b"opening_sizes", "rack", b"rack", "seats", b"seats", "starting_seat", b"starting_seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__current_seat: _TypeAlias = _typing.Literal["current_seat"]  # noqa: Y015
+    _WhichOneofArgType__current_seat: _TypeAlias = _typing.Literal["_current_seat", b"_current_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__current_seat) -> _WhichOneofReturnType__current_seat | None: ...
+
+Global___QwirkleView: _TypeAlias = QwirkleView  # noqa: Y015
