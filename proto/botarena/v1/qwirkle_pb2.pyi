@@ -127,8 +127,8 @@ Global___QwirkleTile: _TypeAlias = QwirkleTile  # noqa: Y015
 
 @_typing.final
 class QwirklePlacement(_message.Message):
-    """A tile on a cell of the unbounded grid. The opening move covers (0, 0); x grows to the
-    right and y grows downwards, as in the rulebook's worked example.
+    """A tile on a cell of the unbounded grid. The opening move covers (0, 0); x and y may be
+    negative. Cells are adjacent when they differ by one in exactly one coordinate.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
