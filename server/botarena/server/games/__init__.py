@@ -36,7 +36,9 @@ __all__ = [
 def _registry() -> Mapping[str, Rules[Any, Any, Any, Any]]:
     # Games are imported here, not at module top, so that each game can import the shared
     # vocabulary from this package without a cycle.
-    games: list[Rules[Any, Any, Any, Any]] = []
+    from botarena.server.games.qwirkle import QWIRKLE
+
+    games: list[Rules[Any, Any, Any, Any]] = [QWIRKLE]
     return MappingProxyType({rules.name: rules for rules in games})
 
 
