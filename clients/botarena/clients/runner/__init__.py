@@ -1,0 +1,1 @@
+"""The match runner behind ``botarena match``: schedules games, collects results, reports."""
