@@ -67,7 +67,8 @@ class _TimeoutPolicyEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Timeout
     TIMEOUT_POLICY_DEFAULT_MOVE: _TimeoutPolicy.ValueType  # 2
     """The server plays the game's documented default move for the seat (Qwirkle: the
     highest-scoring placement, ties to the first in legal-move order, else an exchange of
-    the whole rack, else a pass) and the match goes on.
+    the whole rack (when the bag holds fewer tiles, of the rack's first tiles in tile
+    order, as many as the bag holds), else a pass) and the match goes on.
     """
 
 class TimeoutPolicy(_TimeoutPolicy, metaclass=_TimeoutPolicyEnumTypeWrapper):
@@ -82,7 +83,8 @@ two or more seats remain.
 TIMEOUT_POLICY_DEFAULT_MOVE: TimeoutPolicy.ValueType  # 2
 """The server plays the game's documented default move for the seat (Qwirkle: the
 highest-scoring placement, ties to the first in legal-move order, else an exchange of
-the whole rack, else a pass) and the match goes on.
+the whole rack (when the bag holds fewer tiles, of the rack's first tiles in tile
+order, as many as the bag holds), else a pass) and the match goes on.
 """
 Global___TimeoutPolicy: _TypeAlias = TimeoutPolicy  # noqa: Y015
 
@@ -106,12 +108,14 @@ class TimeControl(_message.Message):
     @_builtins.property
     def time_bank(self) -> _duration_pb2.Duration:
         """Extra time a seat may spend over the match, drawn on when a decision takes longer
-        than move_time_limit. Default: none.
+        than move_time_limit. Default: none; at most 24 h.
         """
 
     @_builtins.property
     def increment(self) -> _duration_pb2.Duration:
-        """Added to a seat's time bank after each of its decisions. Default: none."""
+        """Added to a seat's time bank after each decision it makes itself (not after one the
+        server made for it). Default: none; at most 1 h.
+        """
 
     def __init__(
         self,
@@ -335,6 +339,8 @@ class SeatStatus(_message.Message):
     SCORE_FIELD_NUMBER: _builtins.int
     FORFEITED_FIELD_NUMBER: _builtins.int
     TIME_BANK_REMAINING_FIELD_NUMBER: _builtins.int
+    TIMEOUTS_FIELD_NUMBER: _builtins.int
+    ILLEGAL_MOVES_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """Seat index, 0-based, in table order."""
     display_name: _builtins.str
@@ -343,6 +349,10 @@ class SeatStatus(_message.Message):
     """Current score (final score once the match is over)."""
     forfeited: _builtins.bool
     """True once the seat has forfeited (timeouts, illegal moves or resignation)."""
+    timeouts: _builtins.int
+    """How many times the seat ran out of time (the timeout policy was applied)."""
+    illegal_moves: _builtins.int
+    """How many of the seat's moves were rejected as illegal."""
     @_builtins.property
     def time_bank_remaining(self) -> _duration_pb2.Duration:
         """The seat's time bank now."""
@@ -355,10 +365,12 @@ class SeatStatus(_message.Message):
         score: _builtins.int = ...,
         forfeited: _builtins.bool = ...,
         time_bank_remaining: _duration_pb2.Duration | None = ...,
+        timeouts: _builtins.int = ...,
+        illegal_moves: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["time_bank_remaining", b"time_bank_remaining"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["display_name", b"display_name", "forfeited", b"forfeited", "score", b"score", "seat", b"seat", "time_bank_remaining", b"time_bank_remaining"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["display_name", b"display_name", "forfeited", b"forfeited", "illegal_moves", b"illegal_moves", "score", b"score", "seat", b"seat", "time_bank_remaining", b"time_bank_remaining", "timeouts", b"timeouts"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -471,7 +483,9 @@ class Match(_message.Message):
     state: Global___Match.State.ValueType
     """Lifecycle state."""
     state_version: _builtins.int
-    """Grows by one with every applied move or chance event; 0 at creation."""
+    """Grows by one with every entry of the match's event log (an applied move, a forfeit,
+    the end of the match); 0 at creation.
+    """
     @_builtins.property
     def config(self) -> Global___MatchConfig:
         """The configuration, with every default filled in (including the seed)."""
@@ -519,8 +533,10 @@ Global___Match: _TypeAlias = Match  # noqa: Y015
 
 @_typing.final
 class MatchEvent(_message.Message):
-    """One entry of a match's event log, as seen by the caller. Every event that changes the
-    state carries the new state_version; a stream can resume after any version it saw.
+    """One entry of a match's event log, as seen by the caller. Every log entry carries its
+    own state_version (one more than the previous entry's), so a stream can resume after
+    any version it saw. DecisionRequested is not a log entry: it carries the version the
+    match was at when it was sent, and a resumed stream sends a pending decision again.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -621,7 +637,9 @@ class MoveApplied(_message.Message):
     @_builtins.property
     def move(self) -> Global___Move:
         """The move as the caller may see it (Qwirkle: another seat's exchange shows only how
-        many tiles were exchanged).
+        many tiles were exchanged). Once the match has finished, every stream shows every
+        move in full, so a stream read after the end is a complete replay (RULES.md: after
+        the match ends the full log may be public).
         """
 
     @_builtins.property

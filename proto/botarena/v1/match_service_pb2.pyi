@@ -88,10 +88,8 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """A line would be longer than 6 tiles."""
     ERROR_REASON_OPENING_TOO_SMALL: _ErrorReason.ValueType  # 110
     """The opening move is smaller than the seat's opening size."""
-    ERROR_REASON_INVALID_OPENING: _ErrorReason.ValueType  # 111
-    """The opening move is not a valid opening (wrong size, not one line, or not covering
-    cell (0, 0)).
-    """
+    ERROR_REASON_OPENING_NOT_AT_ORIGIN: _ErrorReason.ValueType  # 111
+    """The opening move does not cover cell (0, 0)."""
     ERROR_REASON_EXCHANGE_TOO_LARGE: _ErrorReason.ValueType  # 112
     """More tiles are exchanged than the bag holds."""
     ERROR_REASON_EXCHANGE_NOT_ALLOWED: _ErrorReason.ValueType  # 113
@@ -164,10 +162,8 @@ ERROR_REASON_LINE_TOO_LONG: ErrorReason.ValueType  # 109
 """A line would be longer than 6 tiles."""
 ERROR_REASON_OPENING_TOO_SMALL: ErrorReason.ValueType  # 110
 """The opening move is smaller than the seat's opening size."""
-ERROR_REASON_INVALID_OPENING: ErrorReason.ValueType  # 111
-"""The opening move is not a valid opening (wrong size, not one line, or not covering
-cell (0, 0)).
-"""
+ERROR_REASON_OPENING_NOT_AT_ORIGIN: ErrorReason.ValueType  # 111
+"""The opening move does not cover cell (0, 0)."""
 ERROR_REASON_EXCHANGE_TOO_LARGE: ErrorReason.ValueType  # 112
 """More tiles are exchanged than the bag holds."""
 ERROR_REASON_EXCHANGE_NOT_ALLOWED: ErrorReason.ValueType  # 113
@@ -215,7 +211,9 @@ class SeatToken(_message.Message):
     seat: _builtins.int
     """Seat index."""
     token: _builtins.str
-    """The token; send it as `authorization: Bearer <token>`."""
+    """The token; send it as `authorization: Bearer <token>`. It names its match, so a bot
+    needs only the server's address and its token; treat it as opaque.
+    """
     def __init__(
         self,
         *,
@@ -376,7 +374,9 @@ class GetPlayerViewRequest(_message.Message):
 
     MATCH_FIELD_NUMBER: _builtins.int
     match: _builtins.str
-    """The match's resource name."""
+    """The match's resource name; may be empty when the call carries a seat token, which
+    names its match.
+    """
     def __init__(
         self,
         *,
@@ -453,7 +453,9 @@ class SubmitMoveRequest(_message.Message):
     EXPECTED_STATE_VERSION_FIELD_NUMBER: _builtins.int
     REQUEST_ID_FIELD_NUMBER: _builtins.int
     match: _builtins.str
-    """The match's resource name."""
+    """The match's resource name; may be empty when the call carries a seat token, which
+    names its match.
+    """
     expected_state_version: _builtins.int
     """The state version the move was chosen at; a mismatch is rejected with
     STALE_STATE_VERSION so a move is never applied to a state its author did not see.
@@ -519,7 +521,9 @@ class ResignMatchRequest(_message.Message):
     MATCH_FIELD_NUMBER: _builtins.int
     REQUEST_ID_FIELD_NUMBER: _builtins.int
     match: _builtins.str
-    """The match's resource name."""
+    """The match's resource name; may be empty when the call carries a seat token, which
+    names its match.
+    """
     request_id: _builtins.str
     """Optional idempotency key (at most 64 characters)."""
     def __init__(
@@ -567,7 +571,9 @@ class StreamMatchEventsRequest(_message.Message):
     MATCH_FIELD_NUMBER: _builtins.int
     AFTER_STATE_VERSION_FIELD_NUMBER: _builtins.int
     match: _builtins.str
-    """The match's resource name."""
+    """The match's resource name; may be empty when the call carries a seat token, which
+    names its match.
+    """
     after_state_version: _builtins.int
     """Send only events with a greater state version; 0 (or unset) sends from the start.
     MatchStarted is sent only when starting from 0.

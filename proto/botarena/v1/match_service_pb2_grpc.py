@@ -37,7 +37,9 @@ class MatchServiceStub:
     Errors: every failure is a google.rpc.Status whose details hold a google.rpc.ErrorInfo
     with domain "botarena" and a reason from ErrorReason (the value name without the
     ERROR_REASON_ prefix). Illegal moves carry the engine's reason (for example
-    CELL_OCCUPIED) and metadata["category"] = "ILLEGAL_MOVE"; see ErrorReason.
+    CELL_OCCUPIED) and metadata["category"] = "ILLEGAL_MOVE"; see ErrorReason. One
+    exception: a request larger than 64 KiB is refused by the transport itself with
+    RESOURCE_EXHAUSTED and no details.
     """
 
     def __init__(self, channel):
@@ -95,7 +97,9 @@ class MatchServiceServicer:
     Errors: every failure is a google.rpc.Status whose details hold a google.rpc.ErrorInfo
     with domain "botarena" and a reason from ErrorReason (the value name without the
     ERROR_REASON_ prefix). Illegal moves carry the engine's reason (for example
-    CELL_OCCUPIED) and metadata["category"] = "ILLEGAL_MOVE"; see ErrorReason.
+    CELL_OCCUPIED) and metadata["category"] = "ILLEGAL_MOVE"; see ErrorReason. One
+    exception: a request larger than 64 KiB is refused by the transport itself with
+    RESOURCE_EXHAUSTED and no details.
     """
 
     def CreateMatch(self, request, context):
@@ -234,7 +238,9 @@ class MatchService:
     Errors: every failure is a google.rpc.Status whose details hold a google.rpc.ErrorInfo
     with domain "botarena" and a reason from ErrorReason (the value name without the
     ERROR_REASON_ prefix). Illegal moves carry the engine's reason (for example
-    CELL_OCCUPIED) and metadata["category"] = "ILLEGAL_MOVE"; see ErrorReason.
+    CELL_OCCUPIED) and metadata["category"] = "ILLEGAL_MOVE"; see ErrorReason. One
+    exception: a request larger than 64 KiB is refused by the transport itself with
+    RESOURCE_EXHAUSTED and no details.
     """
 
     @staticmethod

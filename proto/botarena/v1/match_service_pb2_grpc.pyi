@@ -38,7 +38,9 @@ class MatchServiceStub:
     Errors: every failure is a google.rpc.Status whose details hold a google.rpc.ErrorInfo
     with domain "botarena" and a reason from ErrorReason (the value name without the
     ERROR_REASON_ prefix). Illegal moves carry the engine's reason (for example
-    CELL_OCCUPIED) and metadata["category"] = "ILLEGAL_MOVE"; see ErrorReason.
+    CELL_OCCUPIED) and metadata["category"] = "ILLEGAL_MOVE"; see ErrorReason. One
+    exception: a request larger than 64 KiB is refused by the transport itself with
+    RESOURCE_EXHAUSTED and no details.
     """
 
     @_typing.overload
@@ -109,7 +111,9 @@ class MatchServiceAsyncStub(MatchServiceStub):
     Errors: every failure is a google.rpc.Status whose details hold a google.rpc.ErrorInfo
     with domain "botarena" and a reason from ErrorReason (the value name without the
     ERROR_REASON_ prefix). Illegal moves carry the engine's reason (for example
-    CELL_OCCUPIED) and metadata["category"] = "ILLEGAL_MOVE"; see ErrorReason.
+    CELL_OCCUPIED) and metadata["category"] = "ILLEGAL_MOVE"; see ErrorReason. One
+    exception: a request larger than 64 KiB is refused by the transport itself with
+    RESOURCE_EXHAUSTED and no details.
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
@@ -176,7 +180,9 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
     Errors: every failure is a google.rpc.Status whose details hold a google.rpc.ErrorInfo
     with domain "botarena" and a reason from ErrorReason (the value name without the
     ERROR_REASON_ prefix). Illegal moves carry the engine's reason (for example
-    CELL_OCCUPIED) and metadata["category"] = "ILLEGAL_MOVE"; see ErrorReason.
+    CELL_OCCUPIED) and metadata["category"] = "ILLEGAL_MOVE"; see ErrorReason. One
+    exception: a request larger than 64 KiB is refused by the transport itself with
+    RESOURCE_EXHAUSTED and no details.
     """
 
     @_abc_1.abstractmethod

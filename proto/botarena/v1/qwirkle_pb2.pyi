@@ -137,9 +137,11 @@ class QwirklePlacement(_message.Message):
     Y_FIELD_NUMBER: _builtins.int
     TILE_FIELD_NUMBER: _builtins.int
     x: _builtins.int
-    """Column of the cell."""
+    """Column of the cell; the server accepts |x| <= 256 (a game of 108 tiles never
+    reaches further).
+    """
     y: _builtins.int
-    """Row of the cell."""
+    """Row of the cell; the server accepts |y| <= 256."""
     @_builtins.property
     def tile(self) -> Global___QwirkleTile:
         """The tile placed there."""

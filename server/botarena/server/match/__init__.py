@@ -1,5 +1,83 @@
 """Matches in progress: seats, clocks, timeout/illegal-move/disconnect policies, event log.
 
 Sits above the pure engines (``botarena.server.games``) and below the gRPC service; it
-never imports grpc (DESIGN.md: Match layer).
+never imports grpc (DESIGN.md: Match layer). :class:`Match` is the synchronous aggregate
+(testable with a fake clock); :class:`MatchManager` holds matches in an asyncio loop, runs
+their deadline timers and streams their events.
 """
+
+from __future__ import annotations
+
+from botarena.server.match._errors import (
+    ErrorCategory,
+    IllegalMoveRejectedError,
+    InvalidRequestError,
+    MatchError,
+    MatchFinishedError,
+    MatchNotFoundError,
+    NotYourTurnError,
+    SeatForfeitedError,
+    SeatTokenInvalidError,
+    SeatTokenRequiredError,
+    StaleStateVersionError,
+    StateVersionAheadError,
+    TooManyMatchesError,
+)
+from botarena.server.match._hooks import GameHooks, GenericHooks, hooks_for, register_hooks
+from botarena.server.match._manager import MatchManager, StreamItem
+from botarena.server.match._match import (
+    Clock,
+    EventKind,
+    ForfeitReason,
+    LogEntry,
+    Match,
+    MatchResult,
+    PendingDecision,
+    ResignResult,
+    SubmitResult,
+)
+from botarena.server.match._settings import (
+    DEFAULT_MAX_ILLEGAL_MOVES,
+    DEFAULT_MOVE_TIME_LIMIT,
+    MatchSettings,
+    Policies,
+    TimeControl,
+    TimeoutPolicy,
+)
+
+__all__ = [
+    "DEFAULT_MAX_ILLEGAL_MOVES",
+    "DEFAULT_MOVE_TIME_LIMIT",
+    "Clock",
+    "ErrorCategory",
+    "EventKind",
+    "ForfeitReason",
+    "GameHooks",
+    "GenericHooks",
+    "IllegalMoveRejectedError",
+    "InvalidRequestError",
+    "LogEntry",
+    "Match",
+    "MatchError",
+    "MatchFinishedError",
+    "MatchManager",
+    "MatchNotFoundError",
+    "MatchResult",
+    "MatchSettings",
+    "NotYourTurnError",
+    "PendingDecision",
+    "Policies",
+    "ResignResult",
+    "SeatForfeitedError",
+    "SeatTokenInvalidError",
+    "SeatTokenRequiredError",
+    "StaleStateVersionError",
+    "StateVersionAheadError",
+    "StreamItem",
+    "SubmitResult",
+    "TimeControl",
+    "TimeoutPolicy",
+    "TooManyMatchesError",
+    "hooks_for",
+    "register_hooks",
+]

@@ -1,4 +1,26 @@
 """The gRPC layer: servicers, seat authentication, error mapping, health and reflection.
 
-The only server package that imports grpc (DESIGN.md: Layers).
+The only server package that imports grpc (DESIGN.md: Layers). ``create_server`` starts
+a ``grpc.aio`` server for a :class:`~botarena.server.match.MatchManager`.
 """
+
+from __future__ import annotations
+
+from botarena.server.service._errors import DOMAIN, status_of
+from botarena.server.service._logging import configure_logging
+from botarena.server.service._server import (
+    MAX_RECEIVE_MESSAGE_BYTES,
+    MAX_SEND_MESSAGE_BYTES,
+    create_server,
+)
+from botarena.server.service._servicer import MatchServicer
+
+__all__ = [
+    "DOMAIN",
+    "MAX_RECEIVE_MESSAGE_BYTES",
+    "MAX_SEND_MESSAGE_BYTES",
+    "MatchServicer",
+    "configure_logging",
+    "create_server",
+    "status_of",
+]

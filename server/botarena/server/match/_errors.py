@@ -1,0 +1,192 @@
+"""The match layer's typed errors, each carrying its protocol reason and status category.
+
+Every error a command can raise is a :class:`MatchError` whose ``reason`` is an
+``ErrorReason`` name of ``match_service.proto`` (without the ``ERROR_REASON_`` prefix) or,
+for illegal moves, the engine's reason code. ``category`` names the gRPC status code the
+service layer sends, so the service maps errors in one place without knowing each class
+(and this layer never imports grpc).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import StrEnum
+from types import MappingProxyType
+
+__all__ = [
+    "ErrorCategory",
+    "IllegalMoveRejectedError",
+    "InvalidRequestError",
+    "MatchError",
+    "MatchFinishedError",
+    "MatchNotFoundError",
+    "NotYourTurnError",
+    "SeatForfeitedError",
+    "SeatTokenInvalidError",
+    "SeatTokenRequiredError",
+    "StaleStateVersionError",
+    "StateVersionAheadError",
+    "TooManyMatchesError",
+]
+
+
+class ErrorCategory(StrEnum):
+    """The kind of failure; the names are the gRPC status codes the service sends."""
+
+    INVALID_ARGUMENT = "INVALID_ARGUMENT"
+    NOT_FOUND = "NOT_FOUND"
+    UNAUTHENTICATED = "UNAUTHENTICATED"
+    PERMISSION_DENIED = "PERMISSION_DENIED"
+    FAILED_PRECONDITION = "FAILED_PRECONDITION"
+    ABORTED = "ABORTED"
+    OUT_OF_RANGE = "OUT_OF_RANGE"
+    RESOURCE_EXHAUSTED = "RESOURCE_EXHAUSTED"
+
+
+class MatchError(Exception):
+    """A command the match layer refuses.
+
+    Attributes:
+        reason: The machine-readable reason (an ``ErrorReason`` name or an engine code).
+        message: A sentence a human understands.
+        category: The status category the service maps the error to.
+        metadata: Extra ``ErrorInfo`` metadata (string to string).
+    """
+
+    category: ErrorCategory = ErrorCategory.FAILED_PRECONDITION
+
+    def __init__(
+        self, reason: str, message: str, metadata: Mapping[str, str] | None = None
+    ) -> None:
+        super().__init__(f"{reason}: {message}")
+        self.reason = reason
+        self.message = message
+        self.metadata: Mapping[str, str] = MappingProxyType(dict(metadata or {}))
+
+
+class InvalidRequestError(MatchError):
+    """A request field is missing, out of range or of the wrong form.
+
+    ``reason`` is ``MALFORMED_REQUEST`` unless a more precise one applies
+    (``UNKNOWN_GAME``, ``INVALID_SEAT_COUNT``, ``INVALID_TIME_CONTROL``, ``MOVE_EMPTY``,
+    ``MOVE_GAME_MISMATCH``, ``INVALID_PAGE_TOKEN``). ``field`` names the offending field.
+    """
+
+    category = ErrorCategory.INVALID_ARGUMENT
+
+    def __init__(self, field: str, message: str, reason: str = "MALFORMED_REQUEST") -> None:
+        super().__init__(reason, f"{field}: {message}", {"field": field})
+        self.field = field
+
+
+class MatchNotFoundError(MatchError):
+    """No match has the requested id."""
+
+    category = ErrorCategory.NOT_FOUND
+
+    def __init__(self, match_id: str) -> None:
+        super().__init__("MATCH_NOT_FOUND", f"no match {match_id!r}", {"match": match_id})
+
+
+class SeatTokenRequiredError(MatchError):
+    """The command needs a seat token and the call has none."""
+
+    category = ErrorCategory.UNAUTHENTICATED
+
+    def __init__(self, reason: str = "SEAT_TOKEN_REQUIRED", message: str = "") -> None:
+        super().__init__(reason, message or "this call needs a seat token")
+
+
+class SeatTokenInvalidError(MatchError):
+    """The token is not a seat token of the match."""
+
+    category = ErrorCategory.PERMISSION_DENIED
+
+    def __init__(self) -> None:
+        super().__init__("SEAT_TOKEN_INVALID", "the token is not a seat token of this match")
+
+
+class MatchFinishedError(MatchError):
+    """The match is over; it accepts no more commands."""
+
+    def __init__(self) -> None:
+        super().__init__("MATCH_FINISHED", "the match is over")
+
+
+class SeatForfeitedError(MatchError):
+    """The seat has forfeited and takes no further turns."""
+
+    def __init__(self, seat: int) -> None:
+        super().__init__("SEAT_FORFEITED", f"seat {seat} has forfeited", {"seat": str(seat)})
+
+
+class NotYourTurnError(MatchError):
+    """The seat is not among the seats that must act now."""
+
+    def __init__(self, seat: int, to_act: frozenset[int]) -> None:
+        waiting = ", ".join(str(s) for s in sorted(to_act)) or "nobody"
+        super().__init__(
+            "NOT_YOUR_TURN",
+            f"seat {seat} may not act now; waiting for {waiting}",
+            {"seat": str(seat)},
+        )
+
+
+class StaleStateVersionError(MatchError):
+    """``expected_state_version`` does not match the state the decision was asked at."""
+
+    category = ErrorCategory.ABORTED
+
+    def __init__(self, expected: int, current: int) -> None:
+        super().__init__(
+            "STALE_STATE_VERSION",
+            f"the move was chosen at version {expected}; the match is at {current}",
+            {"expected_state_version": str(expected), "state_version": str(current)},
+        )
+
+
+class StateVersionAheadError(MatchError):
+    """A stream asked to start after a version the match has not reached."""
+
+    category = ErrorCategory.OUT_OF_RANGE
+
+    def __init__(self, after: int, current: int) -> None:
+        super().__init__(
+            "STATE_VERSION_AHEAD",
+            f"after_state_version {after} is beyond the current version {current}",
+            {"state_version": str(current)},
+        )
+
+
+class IllegalMoveRejectedError(MatchError):
+    """The engine rejected the move; ``reason`` is the engine's code.
+
+    Attributes:
+        illegal_moves: How many illegal moves the seat has made in this decision.
+        policy_applied: True when this rejection used up the seat's allowance and the
+            timeout policy was applied.
+    """
+
+    def __init__(self, reason: str, message: str, *, illegal_moves: int, limit: int) -> None:
+        super().__init__(
+            reason,
+            message,
+            {
+                "category": "ILLEGAL_MOVE",
+                "illegal_moves": str(illegal_moves),
+                "max_illegal_moves": str(limit),
+            },
+        )
+        self.illegal_moves = illegal_moves
+        self.policy_applied = illegal_moves >= limit
+
+
+class TooManyMatchesError(MatchError):
+    """The server holds as many active matches as it may."""
+
+    category = ErrorCategory.RESOURCE_EXHAUSTED
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            "TOO_MANY_MATCHES", f"the server holds its limit of {limit} active matches"
+        )

@@ -1,0 +1,85 @@
+"""Game-specific match policies the engines do not define: default moves and live scores.
+
+The engine protocol knows nothing of clocks or forfeits, so what the server plays for a
+seat that ran out of time, and how it reads the current scores of an unfinished match,
+are strategies kept here, one per game, and never engine code (style anchors B.5). A game
+without registered hooks gets :class:`GenericHooks`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from botarena.server.games import Rules, Seat
+
+__all__ = ["GameHooks", "GenericHooks", "hooks_for", "register_hooks"]
+
+
+class GameHooks:
+    """The per-game strategies the match layer uses; subclass to specialise.
+
+    Every method receives the engine and a state of that engine.
+    """
+
+    def default_move(self, rules: Rules[Any, Any, Any, Any], state: Any, seat: Seat) -> object:
+        """Return the move the server plays for ``seat`` under the default-move policy.
+
+        The generic default is the first legal move.
+
+        Raises:
+            LookupError: The seat has no legal move.
+        """
+        moves = rules.legal_moves(state, seat)
+        if not moves:
+            raise LookupError(f"seat {seat} has no legal move")
+        return moves[0]
+
+    def scores(
+        self, rules: Rules[Any, Any, Any, Any], state: Any, seat_count: int
+    ) -> tuple[int, ...]:
+        """Return every seat's current score; the generic version knows only final ones."""
+        outcome = rules.outcome(state)
+        return outcome.scores if outcome is not None else (0,) * seat_count
+
+    def remove_seat(self, rules: Rules[Any, Any, Any, Any], state: Any, seat: Seat) -> Any | None:
+        """Return ``state`` with a forfeited seat taken out of the turn order, or ``None``.
+
+        ``None`` (the generic answer) means the engine cannot drop a seat; the match layer
+        then plays the default move for the seat whenever the engine asks it to act.
+        """
+        del rules, state, seat
+        return None
+
+
+class GenericHooks(GameHooks):
+    """The hooks of a game that registered none."""
+
+
+_REGISTRY: dict[str, Callable[[], GameHooks]] = {}
+
+
+def register_hooks(game: str, factory: Callable[[], GameHooks]) -> None:
+    """Register the hooks of ``game`` (a registry name of ``botarena.server.games``)."""
+    _REGISTRY[game] = factory
+
+
+def hooks_for(game: str) -> GameHooks:
+    """Return the hooks registered for ``game``, else :class:`GenericHooks`."""
+    factory = _REGISTRY.get(game)
+    if factory is None and game == "qwirkle":
+        # Imported on first use: the engine package loads only when a match needs it.
+        from botarena.server.match._qwirkle import QwirkleHooks
+
+        factory = _REGISTRY.setdefault(game, QwirkleHooks)
+    return factory() if factory is not None else GenericHooks()
+
+
+def first_with_best_score(moves: Sequence[Any]) -> Any | None:
+    """Return the first move whose ``score`` is the highest, or ``None`` if none scores."""
+    best: Any | None = None
+    for move in moves:
+        score = getattr(move, "score", None)
+        if score is not None and (best is None or score > best.score):
+            best = move
+    return best

@@ -1,0 +1,627 @@
+"""The Match aggregate: one match in progress, its seats, clocks, policies and event log.
+
+A :class:`Match` is synchronous and deterministic given its clock: every command reads
+the injected monotonic clock once, validates in the order AIP-193 implies (auth, state,
+turn, version, legality), calls the pure engine and appends to the event log. Timers,
+streams and locking belong to :mod:`botarena.server.match._manager`.
+
+Versions: the log starts with ``MATCH_STARTED`` at version 0 and every further entry (a
+move, a forfeit, the finish) adds one, so a stream resumes after any version it saw
+without gaps or repeats.
+
+Clocks: a decision starts when the seat enters ``to_act`` (or, after its own move, stays
+in it). It may take ``move_time_limit`` seconds, then draws on the seat's time bank; its
+deadline is ``start + move_time_limit + bank``. A decision the seat makes itself adds
+``increment`` to its bank. Overdue decisions are settled by :meth:`Match.expire`, which
+every command calls first, so a late move never beats its own timeout.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, TypeVar
+
+from botarena.server.games import IllegalMoveError, Rules, Seat
+from botarena.server.match._errors import (
+    IllegalMoveRejectedError,
+    MatchError,
+    MatchFinishedError,
+    NotYourTurnError,
+    SeatForfeitedError,
+    SeatTokenInvalidError,
+    SeatTokenRequiredError,
+    StaleStateVersionError,
+)
+from botarena.server.match._hooks import GameHooks, hooks_for
+from botarena.server.match._settings import MatchSettings, TimeoutPolicy
+
+__all__ = [
+    "Clock",
+    "EventKind",
+    "ForfeitReason",
+    "LogEntry",
+    "Match",
+    "MatchResult",
+    "PendingDecision",
+    "ResignResult",
+    "SubmitResult",
+]
+
+Clock = Callable[[], float]
+"""A clock returning seconds: monotonic for deadlines, epoch seconds for timestamps."""
+
+_REQUEST_CACHE_SIZE = 64
+_AnswerT = TypeVar("_AnswerT", "SubmitResult", "ResignResult")
+_MAX_STAND_IN_MOVES = 10_000
+
+
+class EventKind(StrEnum):
+    """The kinds of event-log entries."""
+
+    MATCH_STARTED = "match_started"
+    MOVE_APPLIED = "move_applied"
+    SEAT_FORFEITED = "seat_forfeited"
+    MATCH_FINISHED = "match_finished"
+
+
+class ForfeitReason(StrEnum):
+    """Why a seat forfeited (match.proto: SeatForfeited.reason)."""
+
+    TIMEOUT = "timeout"
+    ILLEGAL_MOVES = "illegal_moves"
+    RESIGNED = "resigned"
+
+
+@dataclass(frozen=True, slots=True)
+class MatchResult:
+    """The final result of a match, forfeits taken into account.
+
+    Attributes:
+        scores: Final score by seat.
+        ranks: Place by seat, 1 = first; forfeited seats rank after all others.
+        forfeited: Whether each seat forfeited.
+        reason: The engine's end reason, or ``"forfeit"`` when fewer than two seats remained.
+    """
+
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    forfeited: tuple[bool, ...]
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class LogEntry:
+    """One entry of the append-only event log: plain data, the replay and recovery record.
+
+    Attributes:
+        state_version: The version after this entry.
+        time: Wall-clock time of the entry, epoch seconds.
+        kind: What happened.
+        seat: The seat that moved or forfeited.
+        move: The engine move as applied (unredacted; views redact it per viewer).
+        think_time: Seconds the seat used for the decision.
+        by_timeout: True if the server chose the move for the seat (timeout, illegal
+            moves, or a forfeited seat the engine still asks to act).
+        reason: Forfeit reason, or the end reason of ``MATCH_FINISHED``.
+        result: The result, on ``MATCH_FINISHED``.
+    """
+
+    state_version: int
+    time: float
+    kind: EventKind
+    seat: Seat | None = None
+    move: object | None = None
+    think_time: float | None = None
+    by_timeout: bool = False
+    reason: str | None = None
+    result: MatchResult | None = None
+
+
+@dataclass(slots=True)
+class PendingDecision:
+    """A decision the match is waiting for.
+
+    Attributes:
+        decision_id: Unique within the match; a new decision gets a new id.
+        seat: The seat that must decide.
+        requested_version: The state version at which the decision was requested.
+        started_at: Monotonic time the decision was requested.
+        deadline: Monotonic time the seat's clock runs out (time bank included).
+        deadline_time: The same instant in wall-clock epoch seconds.
+        move_time_limit: The per-decision limit.
+        time_bank: The seat's bank when the decision was requested.
+        illegal_moves: Rejected moves so far in this decision.
+    """
+
+    decision_id: int
+    seat: Seat
+    requested_version: int
+    started_at: float
+    deadline: float
+    deadline_time: float
+    move_time_limit: float
+    time_bank: float
+    illegal_moves: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SubmitResult:
+    """The answer to an accepted move."""
+
+    state_version: int
+    applied_move: object
+
+
+@dataclass(frozen=True, slots=True)
+class ResignResult:
+    """The answer to a resignation."""
+
+    state_version: int
+
+
+@dataclass(slots=True)
+class _Seat:
+    token: str
+    name: str
+    time_bank: float
+    forfeited: bool = False
+    forfeit_reason: ForfeitReason | None = None
+    forfeit_order: int = 0
+    timeouts: int = 0
+    illegal_moves: int = 0
+    answers: OrderedDict[tuple[str, str], SubmitResult | ResignResult | MatchError] = field(
+        default_factory=OrderedDict
+    )
+
+
+class Match:
+    """A match in progress (see the module docstring for versions and clocks).
+
+    Args:
+        match_id: The match's id.
+        rules: The game's engine.
+        settings: The validated settings.
+        clock: Monotonic seconds, for deadlines.
+        wall_clock: Epoch seconds, for timestamps.
+        hooks: Game strategies; by default those registered for ``settings.game``.
+        tokens: Seat tokens to use instead of fresh random ones (tests, recovery).
+    """
+
+    def __init__(
+        self,
+        match_id: str,
+        rules: Rules[Any, Any, Any, Any],
+        settings: MatchSettings,
+        *,
+        clock: Clock,
+        wall_clock: Clock,
+        hooks: GameHooks | None = None,
+        tokens: Sequence[str] | None = None,
+    ) -> None:
+        self.match_id = match_id
+        self.rules = rules
+        self.settings = settings
+        self.hooks = hooks if hooks is not None else hooks_for(settings.game)
+        self._clock = clock
+        self._wall_clock = wall_clock
+        self.state: Any = rules.new_match(settings.game_config, settings.seat_count, settings.seed)
+        self._states: list[Any] = [self.state]
+        self.events: list[LogEntry] = []
+        self.pending: dict[Seat, PendingDecision] = {}
+        self.result: MatchResult | None = None
+        self.created_time = wall_clock()
+        self.end_time: float | None = None
+        self._decision_ids = 0
+        self._forfeits = 0
+        self._legal_cache: dict[Seat, tuple[int, Sequence[Any], dict[Any, Any] | None]] = {}
+        if tokens is None:
+            # A token names its match ("{match_id}.{secret}"), so a bot needs only the
+            # server and its token (docs/bots.md); the secret part is what authenticates.
+            tokens = [f"{match_id}.{secrets.token_urlsafe(24)}" for _ in range(settings.seat_count)]
+        self._seats = [
+            _Seat(token=token, name=name, time_bank=settings.time_control.time_bank)
+            for token, name in zip(tokens, settings.seat_names, strict=True)
+        ]
+        self._append(EventKind.MATCH_STARTED)
+        self._advance(moved=frozenset(), now=clock())
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def state_version(self) -> int:
+        """The current version: the version of the last log entry."""
+        return len(self.events) - 1
+
+    @property
+    def finished(self) -> bool:
+        """Whether the match is over."""
+        return self.result is not None
+
+    @property
+    def seat_count(self) -> int:
+        """The number of seats."""
+        return len(self._seats)
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        """Every seat's secret token, by seat."""
+        return tuple(seat.token for seat in self._seats)
+
+    def seat_name(self, seat: Seat) -> str:
+        """Return the display name of ``seat``."""
+        return self._seats[seat].name
+
+    def is_forfeited(self, seat: Seat) -> bool:
+        """Return whether ``seat`` has forfeited."""
+        return self._seats[seat].forfeited
+
+    def timeouts(self, seat: Seat) -> int:
+        """Return how many times ``seat`` ran out of time in this match."""
+        return self._seats[seat].timeouts
+
+    def illegal_moves(self, seat: Seat) -> int:
+        """Return how many of ``seat``'s moves were rejected as illegal in this match."""
+        return self._seats[seat].illegal_moves
+
+    def time_bank(self, seat: Seat) -> float:
+        """Return the seat's time bank now, in seconds (a running decision drains it)."""
+        decision = self.pending.get(seat)
+        if decision is None:
+            return self._seats[seat].time_bank
+        used = self._clock() - decision.started_at - decision.move_time_limit
+        return max(0.0, decision.time_bank - max(0.0, used))
+
+    def state_at(self, version: int) -> Any:
+        """Return the engine state after the log entry at ``version``."""
+        return self._states[version]
+
+    def scores(self) -> tuple[int, ...]:
+        """Return every seat's current (or final) score."""
+        if self.result is not None:
+            return self.result.scores
+        return self.hooks.scores(self.rules, self.state, self.seat_count)
+
+    def seats_to_act(self) -> tuple[Seat, ...]:
+        """Return the seats the match waits for, sorted."""
+        return tuple(sorted(self.pending))
+
+    def legal_moves(self, seat: Seat) -> Sequence[Any]:
+        """Return the seat's legal moves now (cached per state version)."""
+        return self._legal(seat)[1]
+
+    def next_deadline(self) -> float | None:
+        """Return the earliest pending deadline (monotonic), or ``None``."""
+        return min((d.deadline for d in self.pending.values()), default=None)
+
+    def authenticate(self, token: str | None) -> Seat:
+        """Return the seat ``token`` acts for.
+
+        Raises:
+            SeatTokenRequiredError: No token.
+            SeatTokenInvalidError: The token is not one of this match's seat tokens.
+        """
+        if not token:
+            raise SeatTokenRequiredError()
+        found: Seat | None = None
+        # Compare against every seat in constant time per token: no timing oracle.
+        for seat, data in enumerate(self._seats):
+            if hmac.compare_digest(data.token.encode(), token.encode()):
+                found = seat
+        if found is None:
+            raise SeatTokenInvalidError()
+        return found
+
+    # ------------------------------------------------------------------ commands
+
+    def submit(
+        self,
+        token: str | None,
+        move: object,
+        *,
+        expected_state_version: int,
+        request_id: str = "",
+    ) -> SubmitResult:
+        """Apply the move of the seat that ``token`` acts for.
+
+        Returns:
+            The new state version and the move as applied (with engine annotations such
+            as a Qwirkle placement's score). A repeated ``request_id`` returns the first
+            answer (or raises the first error) without doing anything.
+
+        Raises:
+            SeatTokenRequiredError, SeatTokenInvalidError: Authentication failed.
+            MatchFinishedError, SeatForfeitedError: The seat cannot move any more.
+            NotYourTurnError: The seat owes no decision now.
+            StaleStateVersionError: ``expected_state_version`` predates the decision or
+                is beyond the current version.
+            IllegalMoveRejectedError: The engine rejected the move; after the seat's
+                allowance of illegal moves the timeout policy has been applied.
+        """
+        seat = self.authenticate(token)
+        now = self._clock()
+        self.expire(now)
+        return self._answer(
+            seat,
+            "submit",
+            request_id,
+            lambda: self._submit(seat, move, expected_state_version, now),
+        )
+
+    def resign(self, token: str | None, *, request_id: str = "") -> ResignResult:
+        """Forfeit the seat that ``token`` acts for.
+
+        Raises:
+            SeatTokenRequiredError, SeatTokenInvalidError: Authentication failed.
+            MatchFinishedError, SeatForfeitedError: Nothing left to resign.
+        """
+        seat = self.authenticate(token)
+        now = self._clock()
+        self.expire(now)
+        return self._answer(seat, "resign", request_id, lambda: self._resign(seat, now))
+
+    def expire(self, now: float | None = None) -> bool:
+        """Apply the timeout policy to every decision whose deadline has passed.
+
+        Returns:
+            Whether anything changed.
+        """
+        now = self._clock() if now is None else now
+        changed = False
+        while self.result is None:
+            overdue = [d for d in self.pending.values() if d.deadline <= now]
+            if not overdue:
+                break
+            decision = min(overdue, key=lambda d: (d.deadline, d.seat))
+            self._apply_timeout_policy(decision, ForfeitReason.TIMEOUT, now)
+            changed = True
+        return changed
+
+    # ------------------------------------------------------------------ internals
+
+    def _answer(
+        self, seat: Seat, command: str, request_id: str, run: Callable[[], _AnswerT]
+    ) -> _AnswerT:
+        answers = self._seats[seat].answers
+        key = (command, request_id)
+        if request_id and key in answers:
+            first = answers[key]
+            if isinstance(first, MatchError):
+                raise first
+            return first  # type: ignore[return-value]
+        try:
+            answer = run()
+        except MatchError as error:
+            self._remember(answers, key, request_id, error)
+            raise
+        self._remember(answers, key, request_id, answer)
+        return answer
+
+    @staticmethod
+    def _remember(
+        answers: OrderedDict[tuple[str, str], SubmitResult | ResignResult | MatchError],
+        key: tuple[str, str],
+        request_id: str,
+        answer: SubmitResult | ResignResult | MatchError,
+    ) -> None:
+        if not request_id:
+            return
+        answers[key] = answer
+        if len(answers) > _REQUEST_CACHE_SIZE:
+            answers.popitem(last=False)
+
+    def _check_can_act(self, seat: Seat) -> None:
+        if self.result is not None:
+            raise MatchFinishedError()
+        if self._seats[seat].forfeited:
+            raise SeatForfeitedError(seat)
+
+    def _submit(self, seat: Seat, move: object, expected: int, now: float) -> SubmitResult:
+        self._check_can_act(seat)
+        decision = self.pending.get(seat)
+        if decision is None:
+            raise NotYourTurnError(seat, frozenset(self.pending))
+        # A move chosen at any version since the decision was requested is current: the
+        # versions in between are other seats' sealed choices or forfeits, which do not
+        # change what this seat may do.
+        if not decision.requested_version <= expected <= self.state_version:
+            raise StaleStateVersionError(expected, self.state_version)
+        try:
+            new_state = self.rules.apply(self.state, seat, move)
+        except IllegalMoveError as error:
+            decision.illegal_moves += 1
+            self._seats[seat].illegal_moves += 1
+            limit = self.settings.policies.max_illegal_moves
+            rejection = IllegalMoveRejectedError(
+                error.reason, error.message, illegal_moves=decision.illegal_moves, limit=limit
+            )
+            if rejection.policy_applied:
+                self._apply_timeout_policy(decision, ForfeitReason.ILLEGAL_MOVES, now)
+            raise rejection from error
+        applied = self._annotated(seat, move)
+        think = now - decision.started_at
+        self._settle_clock(seat, decision, think, timed_out=False)
+        self._apply(seat, applied, new_state, think_time=think, by_timeout=False, now=now)
+        return SubmitResult(self.state_version, applied)
+
+    def _resign(self, seat: Seat, now: float) -> ResignResult:
+        self._check_can_act(seat)
+        self._forfeit(seat, ForfeitReason.RESIGNED, now)
+        return ResignResult(self.state_version)
+
+    def _annotated(self, seat: Seat, move: object) -> object:
+        # Engines put annotations (a Qwirkle placement's score) on the moves they list;
+        # record the listed twin of the submitted move so the log and the answer carry them.
+        version, moves, index = self._legal(seat)
+        if index is None:
+            index = {}
+            try:
+                for candidate in moves:
+                    index.setdefault(candidate, candidate)
+            except TypeError:  # unhashable moves: fall back to a scan
+                return next((candidate for candidate in moves if candidate == move), move)
+            self._legal_cache[seat] = (version, moves, index)
+        try:
+            return index.get(move, move)
+        except TypeError:
+            return move
+
+    def _legal(self, seat: Seat) -> tuple[int, Sequence[Any], dict[Any, Any] | None]:
+        cached = self._legal_cache.get(seat)
+        if cached is None or cached[0] != self.state_version:
+            moves = self.rules.legal_moves(self.state, seat) if seat in self.pending else ()
+            cached = (self.state_version, moves, None)
+            self._legal_cache[seat] = cached
+        return cached
+
+    def _settle_clock(
+        self, seat: Seat, decision: PendingDecision, think: float, *, timed_out: bool
+    ) -> None:
+        data = self._seats[seat]
+        if timed_out:
+            data.time_bank = 0.0
+            return
+        overrun = max(0.0, think - decision.move_time_limit)
+        data.time_bank = max(0.0, decision.time_bank - overrun)
+        data.time_bank += self.settings.time_control.increment
+
+    def _apply_timeout_policy(
+        self, decision: PendingDecision, reason: ForfeitReason, now: float
+    ) -> None:
+        seat = decision.seat
+        think = now - decision.started_at
+        if reason is ForfeitReason.TIMEOUT:
+            self._seats[seat].timeouts += 1
+        if self.settings.policies.on_timeout is TimeoutPolicy.DEFAULT_MOVE:
+            try:
+                move = self.hooks.default_move(self.rules, self.state, seat)
+                new_state = self.rules.apply(self.state, seat, move)
+            except (LookupError, IllegalMoveError):
+                pass  # no default move: the seat forfeits instead
+            else:
+                self._seats[seat].time_bank = (
+                    0.0
+                    if reason is ForfeitReason.TIMEOUT
+                    else max(0.0, decision.time_bank - max(0.0, think - decision.move_time_limit))
+                )
+                move = self._annotated(seat, move)
+                self._apply(seat, move, new_state, think_time=think, by_timeout=True, now=now)
+                return
+        self._settle_clock(seat, decision, think, timed_out=True)
+        self._forfeit(seat, reason, now)
+
+    def _apply(
+        self,
+        seat: Seat,
+        move: object,
+        new_state: Any,
+        *,
+        think_time: float,
+        by_timeout: bool,
+        now: float,
+    ) -> None:
+        self.state = new_state
+        self._append(
+            EventKind.MOVE_APPLIED,
+            seat=seat,
+            move=move,
+            think_time=think_time,
+            by_timeout=by_timeout,
+        )
+        self._advance(moved=frozenset({seat}), now=now)
+
+    def _forfeit(self, seat: Seat, reason: ForfeitReason, now: float) -> None:
+        data = self._seats[seat]
+        self._forfeits += 1
+        data.forfeited, data.forfeit_reason, data.forfeit_order = True, reason, self._forfeits
+        self.pending.pop(seat, None)
+        reduced = self.hooks.remove_seat(self.rules, self.state, seat)
+        if reduced is not None:
+            self.state = reduced
+        self._append(EventKind.SEAT_FORFEITED, seat=seat, reason=reason.value)
+        self._advance(moved=frozenset(), now=now)
+
+    def _append(self, kind: EventKind, **fields: Any) -> None:
+        entry = LogEntry(
+            state_version=len(self.events), time=self._wall_clock(), kind=kind, **fields
+        )
+        self.events.append(entry)
+        if entry.state_version > 0:
+            self._states.append(self.state)
+
+    def _advance(self, *, moved: frozenset[Seat], now: float) -> None:
+        """Bring the match to its next waiting point after a state change."""
+        for _ in range(_MAX_STAND_IN_MOVES):
+            remaining = [s for s, data in enumerate(self._seats) if not data.forfeited]
+            outcome = self.rules.outcome(self.state)
+            if outcome is not None or len(remaining) < 2:
+                self._finish(outcome.reason if outcome is not None else "forfeit", outcome)
+                return
+            to_act = self.rules.to_act(self.state)
+            stand_ins = sorted(s for s in to_act if self._seats[s].forfeited)
+            if not stand_ins:
+                break
+            # The engine cannot drop the seat (GameHooks.remove_seat): play its turns for it.
+            seat = stand_ins[0]
+            move = self.hooks.default_move(self.rules, self.state, seat)
+            self.state = self.rules.apply(self.state, seat, move)
+            self._append(
+                EventKind.MOVE_APPLIED, seat=seat, move=move, think_time=0.0, by_timeout=True
+            )
+            moved = moved | {seat}
+        else:
+            raise RuntimeError("forfeited seats kept the engine busy; the match cannot go on")
+        if not to_act:
+            raise RuntimeError(f"{self.rules.name}: no seat to act but no outcome either")
+        for seat in list(self.pending):
+            if seat not in to_act or seat in moved:
+                del self.pending[seat]
+        for seat in sorted(to_act):
+            if seat not in self.pending:
+                self._request_decision(seat, now)
+
+    def _request_decision(self, seat: Seat, now: float) -> None:
+        self._decision_ids += 1
+        limit = self.settings.time_control.move_time_limit
+        bank = self._seats[seat].time_bank
+        self.pending[seat] = PendingDecision(
+            decision_id=self._decision_ids,
+            seat=seat,
+            requested_version=self.state_version,
+            started_at=now,
+            deadline=now + limit + bank,
+            deadline_time=self._wall_clock() + limit + bank,
+            move_time_limit=limit,
+            time_bank=bank,
+        )
+
+    def _finish(self, reason: str, outcome: Any) -> None:
+        scores = (
+            outcome.scores
+            if outcome is not None
+            else self.hooks.scores(self.rules, self.state, self.seat_count)
+        )
+        engine_ranks = outcome.ranks if outcome is not None else (1,) * self.seat_count
+        forfeited = tuple(data.forfeited for data in self._seats)
+        survivors = [s for s in range(self.seat_count) if not forfeited[s]]
+        ranks = [0] * self.seat_count
+        for seat in survivors:
+            ranks[seat] = 1 + sum(engine_ranks[o] < engine_ranks[seat] for o in survivors)
+        # Forfeited seats rank after every survivor, in reverse order of elimination: the
+        # later a seat dropped out, the better its place.
+        for seat in range(self.seat_count):
+            if forfeited[seat]:
+                order = self._seats[seat].forfeit_order
+                later = sum(
+                    forfeited[o] and self._seats[o].forfeit_order > order
+                    for o in range(self.seat_count)
+                )
+                ranks[seat] = len(survivors) + 1 + later
+        self.pending.clear()
+        self.result = MatchResult(tuple(scores), tuple(ranks), forfeited, reason)
+        self.end_time = self._wall_clock()
+        self._append(EventKind.MATCH_FINISHED, reason=reason, result=self.result)

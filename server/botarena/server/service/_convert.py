@@ -1,0 +1,252 @@
+"""Game-agnostic conversions: requests to match settings, matches and events to messages.
+
+Game-specific payloads go through the game's codec (:mod:`.codecs`); this module builds
+the envelopes around them and validates the envelope fields.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from typing import Any
+
+from botarena.server.games import Seat
+from botarena.server.match import (
+    EventKind,
+    InvalidRequestError,
+    LogEntry,
+    Match,
+    MatchResult,
+    MatchSettings,
+    PendingDecision,
+    Policies,
+    StreamItem,
+    TimeControl,
+    TimeoutPolicy,
+)
+from botarena.server.service.codecs import (
+    GameCodec,
+    codec_for_game,
+    codec_for_proto,
+    duration_seconds,
+    set_duration,
+    set_timestamp,
+)
+from botarena.v1 import match_pb2
+
+__all__ = [
+    "MAX_ID_LENGTH",
+    "decode_settings",
+    "encode_decision",
+    "encode_event",
+    "encode_match",
+    "match_id_of",
+    "match_name",
+]
+
+MAX_ID_LENGTH = 64
+"""The longest ``request_id`` accepted."""
+
+_NAME = re.compile(r"matches/([0-9a-f]{1,32})")
+_MAX_SEAT_NAMES = 16
+
+_TIMEOUT_POLICIES = {
+    match_pb2.TIMEOUT_POLICY_UNSPECIFIED: TimeoutPolicy.DEFAULT_MOVE,
+    match_pb2.TIMEOUT_POLICY_DEFAULT_MOVE: TimeoutPolicy.DEFAULT_MOVE,
+    match_pb2.TIMEOUT_POLICY_FORFEIT: TimeoutPolicy.FORFEIT,
+}
+_TIMEOUT_POLICY_VALUES = {
+    TimeoutPolicy.DEFAULT_MOVE: match_pb2.TIMEOUT_POLICY_DEFAULT_MOVE,
+    TimeoutPolicy.FORFEIT: match_pb2.TIMEOUT_POLICY_FORFEIT,
+}
+
+
+def match_name(match_id: str) -> str:
+    """Return the resource name of a match."""
+    return f"matches/{match_id}"
+
+
+def match_id_of(field: str, name: str) -> str:
+    """Return the id in a resource name ``matches/{id}``.
+
+    Raises:
+        InvalidRequestError: The name is not of that form.
+    """
+    found = _NAME.fullmatch(name)
+    if found is None:
+        raise InvalidRequestError(field, f"{name[:80]!r} is not a match name 'matches/{{id}}'")
+    return found.group(1)
+
+
+def check_request_id(field: str, request_id: str) -> str:
+    """Return ``request_id`` after checking its length.
+
+    Raises:
+        InvalidRequestError: Longer than :data:`MAX_ID_LENGTH`.
+    """
+    if len(request_id) > MAX_ID_LENGTH:
+        raise InvalidRequestError(field, f"longer than {MAX_ID_LENGTH} characters")
+    return request_id
+
+
+def decode_settings(
+    config: match_pb2.MatchConfig, min_seats: int, default: object
+) -> MatchSettings:
+    """Return the validated settings of a ``MatchConfig`` (defaults filled in).
+
+    Args:
+        config: The request's config.
+        min_seats: The game's minimum, used when ``seat_count`` is 0.
+        default: The engine's default config.
+
+    Raises:
+        InvalidRequestError: A field is out of range.
+    """
+    codec = codec_for_proto(int(config.game))
+    if config.seat_count < 0:
+        raise InvalidRequestError(
+            "config.seat_count", "must not be negative", reason="INVALID_SEAT_COUNT"
+        )
+    time_control = config.time_control
+    control = TimeControl(
+        **{
+            name: duration_seconds(f"config.time_control.{name}", getattr(time_control, name))
+            for name in ("move_time_limit", "time_bank", "increment")
+            if time_control.HasField(name)
+        }
+    )
+    on_timeout = _TIMEOUT_POLICIES.get(config.policies.on_timeout)
+    if on_timeout is None:
+        raise InvalidRequestError(
+            "config.policies.on_timeout", f"{config.policies.on_timeout} is not a policy"
+        )
+    policies = Policies(
+        on_timeout=on_timeout,
+        max_illegal_moves=config.policies.max_illegal_moves or Policies().max_illegal_moves,
+    )
+    if len(config.seat_names) > _MAX_SEAT_NAMES:
+        raise InvalidRequestError("config.seat_names", f"more than {_MAX_SEAT_NAMES} names")
+    return MatchSettings(
+        game=codec.game,
+        seat_count=config.seat_count or min_seats,
+        seed=config.seed if config.HasField("seed") else secrets.randbits(63),
+        game_config=codec.decode_config(config, default),
+        time_control=control,
+        policies=policies,
+        seat_names=tuple(config.seat_names),
+    )
+
+
+def _encode_settings(settings: MatchSettings, codec: GameCodec, out: match_pb2.MatchConfig) -> None:
+    out.game = codec.proto_game
+    out.seat_count = settings.seat_count
+    out.seed = settings.seed
+    control = settings.time_control
+    set_duration(out.time_control.move_time_limit, control.move_time_limit)
+    set_duration(out.time_control.time_bank, control.time_bank)
+    set_duration(out.time_control.increment, control.increment)
+    out.policies.on_timeout = _TIMEOUT_POLICY_VALUES[settings.policies.on_timeout]
+    out.policies.max_illegal_moves = settings.policies.max_illegal_moves
+    out.seat_names.extend(settings.seat_names)
+    codec.encode_config(settings.game_config, out)
+
+
+def _encode_outcome(result: MatchResult, out: match_pb2.MatchOutcome) -> None:
+    for seat, (score, rank, forfeited) in enumerate(
+        zip(result.scores, result.ranks, result.forfeited, strict=True)
+    ):
+        out.results.add(seat=seat, score=score, rank=rank, forfeited=forfeited)
+    out.reason = result.reason
+
+
+def encode_match(match: Match, out: match_pb2.Match, *, at_start: bool = False) -> None:
+    """Write the public state of ``match`` into ``out``.
+
+    Args:
+        match: The match.
+        out: The message to fill.
+        at_start: Describe the match as it was at version 0 (for ``MatchStarted``).
+    """
+    codec = codec_for_game(match.settings.game)
+    out.name = match_name(match.match_id)
+    _encode_settings(match.settings, codec, out.config)
+    set_timestamp(out.create_time, match.created_time)
+    finished = match.finished and not at_start
+    out.state = match_pb2.Match.STATE_FINISHED if finished else match_pb2.Match.STATE_ACTIVE
+    if at_start:
+        state = match.state_at(0)
+        scores = match.hooks.scores(match.rules, state, match.seat_count)
+        to_act = sorted(match.rules.to_act(state))
+        out.state_version = 0
+    else:
+        scores = match.scores()
+        to_act = list(match.seats_to_act())
+        out.state_version = match.state_version
+    for seat in range(match.seat_count):
+        status = out.seats.add(
+            seat=seat,
+            display_name=match.seat_name(seat),
+            score=scores[seat],
+            forfeited=match.is_forfeited(seat) and not at_start,
+            timeouts=0 if at_start else match.timeouts(seat),
+            illegal_moves=0 if at_start else match.illegal_moves(seat),
+        )
+        bank = match.settings.time_control.time_bank if at_start else match.time_bank(seat)
+        set_duration(status.time_bank_remaining, bank)
+    out.seats_to_act.extend(to_act)
+    if finished and match.result is not None:
+        _encode_outcome(match.result, out.outcome)
+        if match.end_time is not None:
+            set_timestamp(out.end_time, match.end_time)
+
+
+def encode_decision(decision: PendingDecision, out: match_pb2.Decision) -> None:
+    """Write a pending decision into ``out``."""
+    out.seat = decision.seat
+    set_timestamp(out.deadline_time, decision.deadline_time)
+    set_duration(out.move_time_limit, decision.move_time_limit)
+    set_duration(out.time_bank_remaining, decision.time_bank)
+
+
+def encode_view(
+    match: Match, state: Any, seat: Seat | None, *, with_history: bool
+) -> match_pb2.PlayerView:
+    """Return the view of ``state`` for ``seat`` (``None``: spectator)."""
+    codec = codec_for_game(match.settings.game)
+    return codec.encode_view(match.rules.view(state, seat), seat, with_history=with_history)
+
+
+def encode_event(match: Match, item: StreamItem, viewer: Seat | None) -> match_pb2.MatchEvent:
+    """Return one stream item as ``viewer`` may see it."""
+    codec = codec_for_game(match.settings.game)
+    event = match_pb2.MatchEvent(state_version=item.state_version)
+    if item.decision is not None:
+        decision = item.decision
+        requested_time = decision.deadline_time - decision.move_time_limit - decision.time_bank
+        set_timestamp(event.time, requested_time)
+        requested = event.decision_requested
+        encode_decision(item.decision, requested.decision)
+        requested.view.CopyFrom(encode_view(match, item.state, viewer, with_history=False))
+        requested.legal_moves.extend(codec.encode_moves(item.legal_moves))
+        return event
+    entry: LogEntry | None = item.entry
+    if entry is None:
+        raise ValueError("a stream item holds an entry or a decision")
+    set_timestamp(event.time, entry.time)
+    if entry.kind is EventKind.MATCH_STARTED:
+        encode_match(match, event.match_started.match, at_start=True)
+    elif entry.kind is EventKind.MOVE_APPLIED:
+        applied = event.move_applied
+        applied.seat = entry.seat or 0
+        # RULES.md (Qwirkle): after the match ends the full log may be public.
+        redact = viewer != entry.seat and not match.finished
+        applied.move.CopyFrom(codec.encode_move(entry.move, redact=redact))
+        applied.by_timeout_policy = entry.by_timeout
+        set_duration(applied.think_time, entry.think_time or 0.0)
+        applied.view.CopyFrom(encode_view(match, item.state, viewer, with_history=False))
+    elif entry.kind is EventKind.SEAT_FORFEITED:
+        event.seat_forfeited.seat = entry.seat or 0
+        event.seat_forfeited.reason = entry.reason or ""
+    elif entry.result is not None:
+        _encode_outcome(entry.result, event.match_finished.outcome)
+    return event

@@ -1,0 +1,110 @@
+# mypy: disable-error-code="import-untyped"
+"""The one place that turns domain errors into ``google.rpc.Status`` replies.
+
+Every :class:`~botarena.server.match.MatchError` becomes a status whose code is the
+error's category and whose details hold ``ErrorInfo(reason, domain="botarena",
+metadata)``, plus ``BadRequest`` naming the field for invalid arguments
+(grpc ``examples/python/errors``; match_service.proto: ErrorReason).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, NoReturn, TypeVar
+
+import grpc
+import structlog
+from google.protobuf import any_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+from botarena.server.match import InvalidRequestError, MatchError
+
+__all__ = ["DOMAIN", "abort", "handle_errors", "handle_stream_errors", "status_of"]
+
+DOMAIN = "botarena"
+"""The ``ErrorInfo.domain`` of every error the service returns."""
+
+_logger = structlog.get_logger("botarena.service")
+
+_ServicerT = TypeVar("_ServicerT")
+_RequestT = TypeVar("_RequestT")
+_ResponseT = TypeVar("_ResponseT")
+
+
+class Undecodable:
+    """Stands in for a request whose bytes did not parse (see ``_handlers``)."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+
+def status_of(error: MatchError) -> grpc.Status:
+    """Return the gRPC status that reports ``error``."""
+    code: grpc.StatusCode = grpc.StatusCode[error.category.value]
+    info = error_details_pb2.ErrorInfo(
+        reason=error.reason, domain=DOMAIN, metadata=dict(error.metadata)
+    )
+    details = [_packed(info)]
+    if isinstance(error, InvalidRequestError):
+        violation = error_details_pb2.BadRequest.FieldViolation(
+            field=error.field, description=error.message
+        )
+        details.append(_packed(error_details_pb2.BadRequest(field_violations=[violation])))
+    return rpc_status.to_status(
+        status_pb2.Status(code=getattr(code_pb2, code.name), message=error.message, details=details)
+    )
+
+
+def _packed(message: Any) -> any_pb2.Any:
+    packed = any_pb2.Any()
+    packed.Pack(message)
+    return packed
+
+
+async def abort(context: grpc.aio.ServicerContext[Any, Any], error: MatchError) -> NoReturn:
+    """End the call with the status of ``error``."""
+    _logger.debug("request refused", reason=error.reason, detail=error.message)
+    await context.abort_with_status(status_of(error))
+    raise AssertionError("abort_with_status returned")  # it always raises
+
+
+def _check_decoded(request: object) -> None:
+    if isinstance(request, Undecodable):
+        raise InvalidRequestError("request", f"the message does not parse: {request.error}")
+
+
+def handle_errors(
+    method: Callable[[_ServicerT, _RequestT, Any], Awaitable[_ResponseT]],
+) -> Callable[[_ServicerT, _RequestT, Any], Awaitable[_ResponseT]]:
+    """Decorate a unary servicer method so a :class:`MatchError` ends the call properly."""
+
+    @functools.wraps(method)
+    async def wrapper(self: _ServicerT, request: _RequestT, context: Any) -> _ResponseT:
+        try:
+            _check_decoded(request)
+            return await method(self, request, context)
+        except MatchError as error:
+            await abort(context, error)
+
+    return wrapper
+
+
+def handle_stream_errors(
+    method: Callable[[_ServicerT, _RequestT, Any], AsyncIterator[_ResponseT]],
+) -> Callable[[_ServicerT, _RequestT, Any], AsyncIterator[_ResponseT]]:
+    """Decorate a server-streaming servicer method like :func:`handle_errors`."""
+
+    @functools.wraps(method)
+    async def wrapper(
+        self: _ServicerT, request: _RequestT, context: Any
+    ) -> AsyncIterator[_ResponseT]:
+        try:
+            _check_decoded(request)
+            async for response in method(self, request, context):
+                yield response
+        except MatchError as error:
+            await abort(context, error)
+
+    return wrapper

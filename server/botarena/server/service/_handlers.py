@@ -1,0 +1,58 @@
+# mypy: disable-error-code="import-untyped"
+"""The MatchService method handlers, registered with lenient request deserializers.
+
+The generated ``add_MatchServiceServicer_to_server`` lets grpc fail an undecodable request
+with a bare ``INTERNAL``; our deserializers hand the servicer an :class:`Undecodable`
+instead, so the caller gets the documented ``INVALID_ARGUMENT`` / ``MALFORMED_REQUEST``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+from google.protobuf.message import DecodeError, Message
+
+from botarena.server.service._errors import Undecodable
+from botarena.server.service._servicer import MatchServicer
+from botarena.v1 import match_service_pb2
+
+__all__ = ["SERVICE_NAME", "match_service_handler"]
+
+SERVICE_NAME = match_service_pb2.DESCRIPTOR.services_by_name["MatchService"].full_name
+"""``botarena.v1.MatchService``."""
+
+
+def _lenient(message_type: type[Message]) -> Callable[[bytes], object]:
+    def deserialize(data: bytes) -> object:
+        try:
+            return message_type.FromString(data)
+        except (DecodeError, RuntimeError, ValueError) as error:
+            return Undecodable(error)
+
+    return deserialize
+
+
+def _serialize(message: Message) -> bytes:
+    return message.SerializeToString()
+
+
+def match_service_handler(servicer: MatchServicer) -> Any:
+    """Return the generic handler serving ``servicer`` as ``botarena.v1.MatchService``."""
+    service = match_service_pb2.DESCRIPTOR.services_by_name["MatchService"]
+    handlers: dict[str, Any] = {}
+    for method in service.methods:
+        request_type = getattr(match_service_pb2, method.input_type.name)
+        behaviour = getattr(servicer, method.name)
+        factory = (
+            grpc.unary_stream_rpc_method_handler
+            if method.server_streaming
+            else grpc.unary_unary_rpc_method_handler
+        )
+        handlers[method.name] = factory(
+            behaviour,
+            request_deserializer=_lenient(request_type),
+            response_serializer=_serialize,
+        )
+    return grpc.method_handlers_generic_handler(SERVICE_NAME, handlers)

@@ -1,0 +1,82 @@
+# mypy: disable-error-code="import-untyped"
+"""``create_server``: a grpc.aio server with the MatchService, health and reflection."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from botarena.server.match import MatchManager
+from botarena.server.service._handlers import SERVICE_NAME, match_service_handler
+from botarena.server.service._servicer import MatchServicer
+
+__all__ = ["MAX_RECEIVE_MESSAGE_BYTES", "MAX_SEND_MESSAGE_BYTES", "create_server"]
+
+MAX_RECEIVE_MESSAGE_BYTES = 64 * 1024
+"""Largest request accepted; a real request is a few hundred bytes."""
+
+MAX_SEND_MESSAGE_BYTES = 4 * 1024 * 1024
+"""Largest response sent (a full view with history and legal moves is far smaller)."""
+
+
+async def create_server(
+    address: str,
+    *,
+    manager: MatchManager | None = None,
+    admin_token: str | None = None,
+    max_receive_message_bytes: int = MAX_RECEIVE_MESSAGE_BYTES,
+    max_send_message_bytes: int = MAX_SEND_MESSAGE_BYTES,
+    **manager_options: Any,
+) -> tuple[Any, int]:
+    """Create and start a server listening on ``address`` (insecure).
+
+    Args:
+        address: ``host:port``; port 0 picks a free port.
+        manager: The matches to serve; a new :class:`MatchManager` by default.
+        admin_token: When set, CreateMatch requires it.
+        max_receive_message_bytes: Cap on request size.
+        max_send_message_bytes: Cap on response size.
+        **manager_options: Passed to a new :class:`MatchManager`.
+
+    Returns:
+        The started ``grpc.aio.Server`` and the port it listens on. Stop it with
+        ``await server.stop(grace)``.
+
+    Raises:
+        RuntimeError: The address cannot be bound.
+    """
+    if manager is None:
+        manager = MatchManager(**manager_options)
+    server = grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", max_receive_message_bytes),
+            ("grpc.max_send_message_length", max_send_message_bytes),
+        ]
+    )
+    servicer = MatchServicer(manager, admin_token=admin_token)
+    server.add_generic_rpc_handlers((match_service_handler(servicer),))
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(
+        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+    )
+    port = server.add_insecure_port(address)
+    if port == 0:
+        raise RuntimeError(f"cannot listen on {address}")
+    await server.start()
+    serving = health_pb2.HealthCheckResponse.SERVING
+    await health_servicer.set("", serving)
+    await health_servicer.set(SERVICE_NAME, serving)
+    original_stop = server.stop
+
+    async def stop(grace: float | None) -> None:
+        # Stop the clocks first so no timer fires into a closing server.
+        manager.close()
+        await health_servicer.enter_graceful_shutdown()
+        await original_stop(grace)
+
+    server.stop = stop
+    return server, port

@@ -1,0 +1,267 @@
+# mypy: disable-error-code="import-untyped"
+"""The MatchService servicer: decode, call the match layer, encode. Nothing else.
+
+Validation order follows AIP-193: the request's form, then credentials, then the match's
+existence, then its state, turn and version (those in the match layer), then legality.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hmac
+import json
+from collections.abc import AsyncIterator
+from typing import Any, TypeAlias
+
+import structlog
+from structlog.contextvars import bind_contextvars
+
+from botarena.server.match import (
+    InvalidRequestError,
+    Match,
+    MatchError,
+    MatchManager,
+    SeatTokenRequiredError,
+)
+from botarena.server.service._auth import bearer_token
+from botarena.server.service._convert import (
+    check_request_id,
+    decode_settings,
+    encode_decision,
+    encode_event,
+    encode_match,
+    encode_view,
+    match_id_of,
+)
+from botarena.server.service._errors import handle_errors, handle_stream_errors
+from botarena.server.service.codecs import GameCodec, codec_for_game, codec_for_proto
+from botarena.v1 import match_pb2, match_service_pb2
+
+__all__ = ["MatchServicer"]
+
+_logger = structlog.get_logger("botarena.service")
+
+_DEFAULT_PAGE_SIZE = 50
+_MAX_PAGE_SIZE = 500
+
+# grpc.aio.ServicerContext; grpc ships no type stubs in our toolchain, so it is Any.
+Context: TypeAlias = Any
+
+
+class MatchServicer:
+    """Implements ``botarena.v1.MatchService`` over a :class:`MatchManager`.
+
+    Args:
+        manager: The matches.
+        admin_token: When set, CreateMatch requires it as the bearer token.
+    """
+
+    def __init__(self, manager: MatchManager, *, admin_token: str | None = None) -> None:
+        self.manager = manager
+        self._admin_token = admin_token or None
+
+    # ------------------------------------------------------------------ helpers
+
+    def _seat_of(self, match: Match, context: Context) -> int | None:
+        token = bearer_token(context)
+        return None if token is None else match.authenticate(token)
+
+    def _check_admin(self, context: Context) -> None:
+        if self._admin_token is None:
+            return
+        try:
+            token = bearer_token(context)
+        except MatchError:  # a malformed header is no admin token either
+            token = None
+        if token is None or not hmac.compare_digest(token.encode(), self._admin_token.encode()):
+            raise SeatTokenRequiredError(
+                "ADMIN_TOKEN_REQUIRED", "creating matches needs the server's admin token"
+            )
+
+    # ------------------------------------------------------------------ RPCs
+
+    @handle_errors
+    async def CreateMatch(
+        self, request: match_service_pb2.CreateMatchRequest, context: Context
+    ) -> match_service_pb2.CreateMatchResponse:
+        """Create a match and return its seat tokens."""
+        request_id = check_request_id("request_id", request.request_id)
+        codec = _codec_checked(request.config)
+        self._check_admin(context)
+        rules = self.manager.rules(codec.game)
+        settings = decode_settings(request.config, rules.min_seats, rules.default_config())
+        match, _ = self.manager.create(settings, request_id=request_id)
+        response = match_service_pb2.CreateMatchResponse()
+        encode_match(match, response.match)
+        for seat, token in enumerate(match.tokens):
+            response.seat_tokens.add(seat=seat, token=token)
+        return response
+
+    @handle_errors
+    async def GetMatch(
+        self, request: match_service_pb2.GetMatchRequest, context: Context
+    ) -> match_service_pb2.GetMatchResponse:
+        """Return a match's public state."""
+        match = self.manager.get(match_id_of("name", request.name))
+        response = match_service_pb2.GetMatchResponse()
+        encode_match(match, response.match)
+        return response
+
+    @handle_errors
+    async def ListMatches(
+        self, request: match_service_pb2.ListMatchesRequest, context: Context
+    ) -> match_service_pb2.ListMatchesResponse:
+        """List matches newest first, filtered, one page at a time."""
+        if not 0 <= request.page_size <= _MAX_PAGE_SIZE:
+            raise InvalidRequestError("page_size", f"must be within 0..{_MAX_PAGE_SIZE}")
+        size = request.page_size or _DEFAULT_PAGE_SIZE
+        game = ""
+        if request.game != match_pb2.GAME_UNSPECIFIED:
+            game = _codec_checked(match_pb2.MatchConfig(game=request.game), "game").game
+        state = int(request.state)
+        if state not in match_pb2.Match.State.values():
+            raise InvalidRequestError("state", f"{state} is not a match state")
+        filters = [game, state]
+        before = _decode_page_token(request.page_token, filters)
+        response = match_service_pb2.ListMatchesResponse()
+        last_sequence = 0
+        for match in self.manager.matches():
+            sequence = self.manager.sequence(match.match_id)
+            if before is not None and sequence >= before:
+                continue
+            if game and match.settings.game != game:
+                continue
+            finished_state = (
+                match_pb2.Match.STATE_FINISHED if match.finished else match_pb2.Match.STATE_ACTIVE
+            )
+            if state and state != finished_state:
+                continue
+            if len(response.matches) == size:
+                response.next_page_token = _encode_page_token(last_sequence, filters)
+                break
+            encode_match(match, response.matches.add())
+            last_sequence = sequence
+        return response
+
+    @handle_errors
+    async def GetPlayerView(
+        self, request: match_service_pb2.GetPlayerViewRequest, context: Context
+    ) -> match_service_pb2.GetPlayerViewResponse:
+        """Return the caller's view, with its decision and legal moves when it must act."""
+        match_id = _match_id(request.match, context)
+        match = self.manager.get(match_id)
+        seat = self._seat_of(match, context)
+        match = self.manager.settle(match_id)
+        bind_contextvars(match=match_id, seat=seat, state_version=match.state_version)
+        response = match_service_pb2.GetPlayerViewResponse(state_version=match.state_version)
+        response.seats_to_act.extend(match.seats_to_act())
+        response.view.CopyFrom(encode_view(match, match.state, seat, with_history=True))
+        if seat is not None and (decision := match.pending.get(seat)) is not None:
+            encode_decision(decision, response.decision)
+            codec = codec_for_game(match.settings.game)
+            response.legal_moves.extend(codec.encode_moves(match.legal_moves(seat)))
+        encode_match(match, response.match)
+        return response
+
+    @handle_errors
+    async def SubmitMove(
+        self, request: match_service_pb2.SubmitMoveRequest, context: Context
+    ) -> match_service_pb2.SubmitMoveResponse:
+        """Submit the caller's move."""
+        match_id = _match_id(request.match, context)
+        request_id = check_request_id("request_id", request.request_id)
+        token = bearer_token(context)
+        if token is None:
+            raise SeatTokenRequiredError()
+        match = self.manager.get(match_id)
+        seat = match.authenticate(token)
+        codec = codec_for_game(match.settings.game)
+        case = request.move.WhichOneof("game_move")
+        if case is None:
+            raise InvalidRequestError("move", "sets no game", reason="MOVE_EMPTY")
+        if case != codec.oneof_case:
+            raise InvalidRequestError(
+                "move", f"a {case} move for a {codec.game} match", reason="MOVE_GAME_MISMATCH"
+            )
+        bind_contextvars(match=match_id, seat=seat, state_version=match.state_version)
+        move = codec.decode_move(request.move)
+        result = self.manager.submit(
+            match_id,
+            token,
+            move,
+            expected_state_version=request.expected_state_version,
+            request_id=request_id,
+        )
+        _logger.debug("move accepted", new_state_version=result.state_version)
+        response = match_service_pb2.SubmitMoveResponse(state_version=result.state_version)
+        response.applied_move.CopyFrom(codec.encode_move(result.applied_move, redact=False))
+        return response
+
+    @handle_errors
+    async def ResignMatch(
+        self, request: match_service_pb2.ResignMatchRequest, context: Context
+    ) -> match_service_pb2.ResignMatchResponse:
+        """Resign the caller's seat."""
+        match_id = _match_id(request.match, context)
+        request_id = check_request_id("request_id", request.request_id)
+        bind_contextvars(match=match_id)
+        result = self.manager.resign(match_id, bearer_token(context), request_id=request_id)
+        return match_service_pb2.ResignMatchResponse(state_version=result.state_version)
+
+    @handle_stream_errors
+    async def StreamMatchEvents(
+        self, request: match_service_pb2.StreamMatchEventsRequest, context: Context
+    ) -> AsyncIterator[match_service_pb2.StreamMatchEventsResponse]:
+        """Stream the match's events as the caller may see them."""
+        match_id = _match_id(request.match, context)
+        if request.after_state_version < 0:
+            raise InvalidRequestError("after_state_version", "must not be negative")
+        match = self.manager.get(match_id)
+        seat = self._seat_of(match, context)
+        bind_contextvars(match=match_id, seat=seat, state_version=request.after_state_version)
+        async for item in self.manager.stream(match_id, seat, request.after_state_version):
+            yield match_service_pb2.StreamMatchEventsResponse(event=encode_event(match, item, seat))
+
+
+def _match_id(name: str, context: Context) -> str:
+    """Return the match id of a request's ``match`` field, or of the caller's seat token
+    when the field is empty (a seat token names its match: "{match_id}.{secret}").
+
+    Raises:
+        InvalidRequestError: The name is malformed, or empty without a seat token.
+    """
+    if name:
+        return match_id_of("match", name)
+    token = bearer_token(context) or ""
+    match_id, separator, _ = token.partition(".")
+    if not separator or not match_id:
+        raise InvalidRequestError("match", "is empty; give the match's name or a seat token")
+    return match_id
+
+
+def _codec_checked(config: match_pb2.MatchConfig, field: str = "config.game") -> GameCodec:
+    try:
+        return codec_for_proto(int(config.game))
+    except InvalidRequestError as error:
+        raise InvalidRequestError(field, error.message.split(": ", 1)[-1], error.reason) from None
+
+
+def _encode_page_token(before: int, filters: list[Any]) -> str:
+    raw = json.dumps({"before": before, "filters": filters}).encode()
+    return base64.urlsafe_b64encode(raw).decode()
+
+
+def _decode_page_token(token: str, filters: list[Any]) -> int | None:
+    if not token:
+        return None
+    try:
+        data = json.loads(base64.urlsafe_b64decode(token.encode()))
+        before = data["before"]
+        if data["filters"] != filters or not isinstance(before, int):
+            raise ValueError("another query")
+    except (ValueError, KeyError, TypeError, binascii.Error):
+        raise InvalidRequestError(
+            "page_token", "not a token of this query", reason="INVALID_PAGE_TOKEN"
+        ) from None
+    return before

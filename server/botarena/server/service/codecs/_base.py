@@ -1,0 +1,150 @@
+"""The codec protocol, the codec registry and shared scalar conversions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from google.protobuf import duration_pb2, timestamp_pb2
+
+from botarena.server.games import Seat
+from botarena.server.match import InvalidRequestError
+from botarena.v1 import match_pb2
+
+__all__ = [
+    "GameCodec",
+    "codec_for_game",
+    "codec_for_proto",
+    "duration_seconds",
+    "set_duration",
+    "set_timestamp",
+]
+
+_MAX_DURATION_SECONDS = 315_576_000_000  # google.protobuf.Duration's documented range
+
+
+class GameCodec(Protocol):
+    """Converts one game's engine values to and from protobuf."""
+
+    @property
+    def game(self) -> str:
+        """The engine's registry name (``"qwirkle"``)."""
+        ...
+
+    @property
+    def proto_game(self) -> match_pb2.Game.ValueType:
+        """The game's ``botarena.v1.Game`` value."""
+        ...
+
+    @property
+    def oneof_case(self) -> str:
+        """The game's case name in the envelopes' oneofs (``"qwirkle"``)."""
+        ...
+
+    def decode_config(self, config: match_pb2.MatchConfig, default: object) -> object:
+        """Return the engine config of ``config`` (``default`` when no options are set).
+
+        Raises:
+            InvalidRequestError: The options are invalid.
+        """
+        ...
+
+    def encode_config(self, game_config: object, out: match_pb2.MatchConfig) -> None:
+        """Write the engine config into ``out``'s game_config oneof."""
+        ...
+
+    def decode_move(self, move: match_pb2.Move) -> object:
+        """Return the engine move of ``move`` (its case is this game's), validated.
+
+        Raises:
+            InvalidRequestError: A field is out of range or missing.
+        """
+        ...
+
+    def encode_move(self, move: object, *, redact: bool) -> match_pb2.Move:
+        """Return ``move`` as a message; ``redact`` hides what only its author may see."""
+        ...
+
+    def encode_moves(self, moves: Sequence[object]) -> list[match_pb2.Move]:
+        """Return the messages of a seat's own legal moves."""
+        ...
+
+    def encode_view(
+        self, view: object, seat: Seat | None, *, with_history: bool
+    ) -> match_pb2.PlayerView:
+        """Return an engine view as a message for ``seat`` (``None``: spectator)."""
+        ...
+
+
+def _codecs() -> tuple[GameCodec, ...]:
+    # Imported here: each game's codec imports its engine, and this module is imported
+    # by the codec modules themselves.
+    from botarena.server.service.codecs.qwirkle import QwirkleCodec
+
+    return (QwirkleCodec(),)
+
+
+_BY_GAME: dict[str, GameCodec] = {}
+_BY_PROTO: dict[int, GameCodec] = {}
+
+
+def _load() -> None:
+    if not _BY_GAME:
+        for codec in _codecs():
+            _BY_GAME[codec.game] = codec
+            _BY_PROTO[int(codec.proto_game)] = codec
+
+
+def codec_for_game(game: str) -> GameCodec:
+    """Return the codec of the engine registered as ``game``.
+
+    Raises:
+        KeyError: No codec for that game.
+    """
+    _load()
+    return _BY_GAME[game]
+
+
+def codec_for_proto(game: int) -> GameCodec:
+    """Return the codec of a ``botarena.v1.Game`` value.
+
+    Raises:
+        InvalidRequestError: ``MALFORMED_REQUEST`` for ``GAME_UNSPECIFIED``,
+            ``UNKNOWN_GAME`` for a game the server does not host.
+    """
+    _load()
+    if game == match_pb2.GAME_UNSPECIFIED:
+        raise InvalidRequestError("config.game", "required")
+    codec = _BY_PROTO.get(game)
+    if codec is None:
+        raise InvalidRequestError(
+            "config.game", f"the server does not host game {game}", reason="UNKNOWN_GAME"
+        )
+    return codec
+
+
+def duration_seconds(field: str, duration: duration_pb2.Duration) -> float:
+    """Return a Duration in seconds after checking it is well formed.
+
+    Raises:
+        InvalidRequestError: ``INVALID_TIME_CONTROL`` for a malformed duration.
+    """
+    seconds, nanos = duration.seconds, duration.nanos
+    if (
+        abs(seconds) > _MAX_DURATION_SECONDS
+        or abs(nanos) > 999_999_999
+        or (seconds > 0 > nanos)
+        or (seconds < 0 < nanos)
+    ):
+        raise InvalidRequestError(field, "not a valid duration", reason="INVALID_TIME_CONTROL")
+    return seconds + nanos / 1e9
+
+
+def set_duration(out: duration_pb2.Duration, seconds: float) -> None:
+    """Set ``out`` to ``seconds`` (nanosecond precision)."""
+    out.FromNanoseconds(round(seconds * 1e9))
+
+
+def set_timestamp(out: timestamp_pb2.Timestamp, epoch_seconds: float) -> None:
+    """Set ``out`` to ``epoch_seconds`` (microsecond precision)."""
+    out.FromMicroseconds(round(epoch_seconds * 1e6))

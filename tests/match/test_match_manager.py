@@ -1,0 +1,227 @@
+"""MatchManager: creation, stream fan-out and resume, deadline timers (real event loop)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from botarena.server.match import (
+    EventKind,
+    InvalidRequestError,
+    MatchManager,
+    MatchNotFoundError,
+    MatchSettings,
+    Policies,
+    SeatTokenRequiredError,
+    StateVersionAheadError,
+    StreamItem,
+    TimeControl,
+    TimeoutPolicy,
+    TooManyMatchesError,
+)
+
+
+def _manager(race_rules: Any, **options: Any) -> MatchManager:
+    def games(name: str) -> Any:
+        if name != "race":
+            raise KeyError(name)
+        return race_rules(target=4)
+
+    return MatchManager(games=games, **options)
+
+
+def _settings(seats: int = 2, limit: float = 5.0, **policies: Any) -> MatchSettings:
+    return MatchSettings(
+        game="race",
+        seat_count=seats,
+        seed=1,
+        game_config=None,
+        time_control=TimeControl(move_time_limit=limit),
+        policies=Policies(**policies),
+    )
+
+
+async def _collect(stream: Any, count: int) -> list[StreamItem]:
+    items: list[StreamItem] = []
+    async for item in stream:
+        items.append(item)
+        if len(items) == count:
+            break
+    return items
+
+
+def test_create_checks_the_game_and_the_seat_count(race_rules: Any) -> None:
+    async def scenario() -> None:
+        manager = _manager(race_rules)
+        with pytest.raises(InvalidRequestError) as unknown:
+            manager.create(MatchSettings(game="chess", seat_count=2, seed=1, game_config=None))
+        assert unknown.value.reason == "UNKNOWN_GAME"
+        with pytest.raises(InvalidRequestError) as seats:
+            manager.create(_settings(seats=5))
+        assert seats.value.reason == "INVALID_SEAT_COUNT"
+        manager.close()
+
+    asyncio.run(scenario())
+
+
+def test_create_with_a_repeated_request_id_returns_the_first_match(race_rules: Any) -> None:
+    async def scenario() -> None:
+        manager = _manager(race_rules)
+        first, created = manager.create(_settings(), request_id="abc")
+        again, created_again = manager.create(_settings(), request_id="abc")
+        assert (created, created_again) == (True, False)
+        assert again is first
+        manager.close()
+
+    asyncio.run(scenario())
+
+
+def test_too_many_active_matches_are_refused(race_rules: Any) -> None:
+    async def scenario() -> None:
+        manager = _manager(race_rules, max_active_matches=1)
+        manager.create(_settings())
+        with pytest.raises(TooManyMatchesError):
+            manager.create(_settings())
+        manager.close()
+
+    asyncio.run(scenario())
+
+
+def test_missing_token_is_reported_before_an_unknown_match(race_rules: Any) -> None:
+    async def scenario() -> None:
+        manager = _manager(race_rules)
+        with pytest.raises(SeatTokenRequiredError):
+            manager.submit("nope", None, 1, expected_state_version=0)
+        with pytest.raises(MatchNotFoundError):
+            manager.submit("nope", "tok", 1, expected_state_version=0)
+
+    asyncio.run(scenario())
+
+
+def test_seat_stream_announces_its_decision_and_follows_moves(race_rules: Any) -> None:
+    async def scenario() -> None:
+        manager = _manager(race_rules)
+        match, _ = manager.create(_settings())
+        stream = manager.stream(match.match_id, 1, 0)
+        first = await _collect(stream, 1)
+        assert first[0].entry is not None
+        assert first[0].entry.kind is EventKind.MATCH_STARTED
+        manager.submit(match.match_id, match.tokens[0], 2, expected_state_version=0)
+        items = await _collect(stream, 2)
+        assert items[0].entry is not None
+        assert items[0].entry.kind is EventKind.MOVE_APPLIED
+        assert items[1].decision is not None
+        assert (items[1].decision.seat, items[1].state_version) == (1, 1)
+        assert list(items[1].legal_moves) == [1, 2, 3]
+        manager.close()
+
+    asyncio.run(scenario())
+
+
+def test_stream_resumes_without_gaps_or_repeats(race_rules: Any) -> None:
+    async def scenario() -> None:
+        manager = _manager(race_rules)
+        match, _ = manager.create(_settings())
+        for version in range(3):
+            seat = match.seats_to_act()[0]
+            manager.submit(match.match_id, match.tokens[seat], 1, expected_state_version=version)
+        seen: list[int] = []
+        async for item in manager.stream(match.match_id, None, 0):
+            seen.append(item.state_version)
+            if len(seen) == 2:
+                break
+        async for item in manager.stream(match.match_id, None, seen[-1]):
+            seen.append(item.state_version)
+            if item.state_version == match.state_version:
+                break
+        assert seen == [0, 1, 2, 3]
+        manager.close()
+
+    asyncio.run(scenario())
+
+
+def test_stream_after_the_current_version_is_refused(race_rules: Any) -> None:
+    async def scenario() -> None:
+        manager = _manager(race_rules)
+        match, _ = manager.create(_settings())
+        with pytest.raises(StateVersionAheadError):
+            await _collect(manager.stream(match.match_id, None, 5), 1)
+        manager.close()
+
+    asyncio.run(scenario())
+
+
+def test_stream_of_a_finished_match_ends_after_match_finished(race_rules: Any) -> None:
+    async def scenario() -> None:
+        manager = _manager(race_rules)
+        match, _ = manager.create(_settings())
+        manager.resign(match.match_id, match.tokens[0])
+        kinds = [
+            item.entry.kind async for item in manager.stream(match.match_id, 1, 0) if item.entry
+        ]
+        assert kinds[-1] is EventKind.MATCH_FINISHED
+        resumed = [item async for item in manager.stream(match.match_id, 1, match.state_version)]
+        assert resumed == []
+
+    asyncio.run(scenario())
+
+
+def test_deadline_timer_applies_the_policy_and_the_match_finishes(race_rules: Any) -> None:
+    async def scenario() -> None:
+        manager = _manager(race_rules)
+        match, _ = manager.create(_settings(limit=0.02, on_timeout=TimeoutPolicy.DEFAULT_MOVE))
+        kinds = [
+            item.entry
+            async for item in manager.stream(match.match_id, None, 0)
+            if item.entry is not None
+        ]
+        assert kinds[-1].kind is EventKind.MATCH_FINISHED
+        assert all(e.by_timeout for e in kinds if e.kind is EventKind.MOVE_APPLIED)
+        assert match.finished
+
+    asyncio.run(asyncio.wait_for(scenario(), 10))
+
+
+def test_deadline_timer_forfeit_ends_a_two_seat_match(race_rules: Any) -> None:
+    async def scenario() -> None:
+        manager = _manager(race_rules)
+        match, _ = manager.create(_settings(limit=0.02, on_timeout=TimeoutPolicy.FORFEIT))
+        async for _ in manager.stream(match.match_id, None, 0):
+            pass
+        assert match.result is not None
+        assert match.result.reason == "forfeit"
+        assert manager.active_count == 0
+
+    asyncio.run(asyncio.wait_for(scenario(), 10))
+
+
+def test_a_resumed_seat_stream_announces_the_pending_decision_again(race_rules: Any) -> None:
+    async def scenario() -> None:
+        manager = _manager(race_rules)
+        match, _ = manager.create(_settings())
+        first = await _collect(manager.stream(match.match_id, 0, 0), 2)
+        assert first[1].decision is not None
+        again = await _collect(manager.stream(match.match_id, 0, 0), 2)
+        assert again[1].decision is not None
+        assert again[1].decision.decision_id == first[1].decision.decision_id
+        manager.close()
+
+    asyncio.run(scenario())
+
+
+def test_close_ends_waiting_streams(race_rules: Any) -> None:
+    async def scenario() -> None:
+        manager = _manager(race_rules)
+        match, _ = manager.create(_settings())
+
+        async def drain() -> int:
+            return len([item async for item in manager.stream(match.match_id, None, 0)])
+
+        task = asyncio.create_task(drain())
+        await asyncio.sleep(0.01)
+        manager.close()
+        assert await asyncio.wait_for(task, 1) == 1
+
+    asyncio.run(scenario())
