@@ -53,10 +53,8 @@ lint: $(INSTALL_STAMP) $(BUF) ## ruff, ruff format --check, mypy --strict, buf l
 test: $(INSTALL_STAMP) ## run the test suite
 	$(BIN)/pytest
 
-demo: $(INSTALL_STAMP) ## install, then run a match between reference bots on an embedded server
-	@echo "botarena is installed in $(VENV)/ (activate it with: source $(BIN)/activate)."
-	@echo "Not there yet: the match server and the match runner ('botarena match'), which"
-	@echo "this target will use to play reference bots against each other. See README: Status."
+demo: $(INSTALL_STAMP) ## install, then play greedy vs random at Qwirkle on an embedded server
+	$(BIN)/botarena match --game qwirkle --bot greedy --bot random --games 20 --concurrency 2 --seed 1 --out runs/demo
 
 bench: $(INSTALL_STAMP) ## run the benchmarks in bench/ (they print ratios; they never fail on speed)
 	@for script in $(wildcard bench/bench_*.py); do echo "== $$script"; $(PY) $$script; done

@@ -1,3 +1,30 @@
-"""Reference bots, built on the SDK (``botarena.clients``) only."""
+"""Reference bots, built on the SDK (``botarena.clients``) only.
 
-__all__: list[str] = []
+* :class:`RandomBot` (``random``): a uniformly random legal move, for every game.
+* :class:`GreedyQwirkleBot` (``greedy``): Qwirkle's highest-scoring placement, with the
+  exchange rule documented in its module.
+
+Each is also a command following the bot executable convention (docs/bots.md):
+``python -m botarena.bots.random`` and ``python -m botarena.bots.greedy``.
+:data:`BUILTIN_BOTS` lists them by name for the match runner.
+"""
+
+from __future__ import annotations
+
+from botarena.bots._greedy import (
+    DEFAULT_EXCHANGE_THRESHOLD,
+    GreedyQwirkleBot,
+    UnsupportedGameError,
+)
+from botarena.bots._random import RandomBot
+from botarena.bots._registry import BUILTIN_BOTS, BuiltinBot, get_bot
+
+__all__ = [
+    "BUILTIN_BOTS",
+    "DEFAULT_EXCHANGE_THRESHOLD",
+    "BuiltinBot",
+    "GreedyQwirkleBot",
+    "RandomBot",
+    "UnsupportedGameError",
+    "get_bot",
+]

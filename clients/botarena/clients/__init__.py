@@ -1,3 +1,78 @@
-"""The Python SDK for botarena: clients for the MatchService, the Bot protocol and tools."""
+"""The Python SDK for botarena: clients for the MatchService, the Bot protocol and tools.
 
-__all__: list[str] = []
+* :class:`MatchClient` / :class:`AsyncMatchClient` call the MatchService and return the
+  generated messages of ``botarena.v1``; failures raise :class:`BotarenaError`
+  subclasses, chosen by the error's reason.
+* :class:`Bot`, :func:`run_bot` and :func:`run_bot_async` play a seat to the end;
+  :func:`bot_main` turns a bot into a command (docs/bots.md).
+* :mod:`botarena.clients.testing` starts a real server in-process for tests.
+"""
+
+from __future__ import annotations
+
+from botarena.clients._aio import AsyncMatchClient
+from botarena.clients._bot import Bot, RetryPolicy, run_bot, run_bot_async
+from botarena.clients._client import MatchClient
+from botarena.clients._errors import (
+    DOMAIN,
+    AuthenticationError,
+    BotarenaError,
+    DeadlineExceededError,
+    FailedPreconditionError,
+    IllegalMoveError,
+    InvalidRequestError,
+    MatchFinishedError,
+    MatchNotFoundError,
+    NotYourTurnError,
+    PermissionDeniedError,
+    ResourceExhaustedError,
+    SeatForfeitedError,
+    StaleStateError,
+    StateVersionAheadError,
+    TransientError,
+    UnavailableError,
+    from_grpc_error,
+)
+from botarena.clients._main import (
+    ENV_MATCH,
+    ENV_SEED,
+    ENV_SERVER,
+    ENV_TOKEN,
+    EXIT_CONNECTION_FAILED,
+    EXIT_MATCH_OVER,
+    bot_main,
+)
+
+__all__ = [
+    "DOMAIN",
+    "ENV_MATCH",
+    "ENV_SEED",
+    "ENV_SERVER",
+    "ENV_TOKEN",
+    "EXIT_CONNECTION_FAILED",
+    "EXIT_MATCH_OVER",
+    "AsyncMatchClient",
+    "AuthenticationError",
+    "Bot",
+    "BotarenaError",
+    "DeadlineExceededError",
+    "FailedPreconditionError",
+    "IllegalMoveError",
+    "InvalidRequestError",
+    "MatchClient",
+    "MatchFinishedError",
+    "MatchNotFoundError",
+    "NotYourTurnError",
+    "PermissionDeniedError",
+    "ResourceExhaustedError",
+    "RetryPolicy",
+    "SeatForfeitedError",
+    "StaleStateError",
+    "StateVersionAheadError",
+    "TransientError",
+    "UnavailableError",
+    "bot_main",
+    "from_grpc_error",
+    "run_bot",
+    "run_bot_async",
+]

@@ -1,0 +1,75 @@
+"""The built-in bots by name, for the match runner and for ``get_bot``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from botarena.bots._greedy import GreedyQwirkleBot
+from botarena.bots._random import RandomBot
+from botarena.clients import Bot
+
+__all__ = ["BUILTIN_BOTS", "BuiltinBot", "get_bot"]
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltinBot:
+    """A reference bot the runner can play in-process or start as a command.
+
+    Attributes:
+        name: The name the runner accepts (``--bot greedy``).
+        summary: One line for listings.
+        games: The games it plays (registry names, such as ``"qwirkle"``); ``None`` means
+            every game.
+        factory: Returns a new instance.
+        module: Run ``python -m <module> --server ... --token ...`` to play it
+            as a command (docs/bots.md).
+    """
+
+    name: str
+    summary: str
+    games: frozenset[str] | None
+    factory: Callable[[], Bot]
+    module: str
+
+    def plays(self, game: str) -> bool:
+        """Return True when the bot can play ``game`` (a registry name)."""
+        return self.games is None or game in self.games
+
+
+BUILTIN_BOTS: Mapping[str, BuiltinBot] = MappingProxyType(
+    {
+        bot.name: bot
+        for bot in (
+            BuiltinBot(
+                name="random",
+                summary="a uniformly random legal move (every game)",
+                games=None,
+                factory=RandomBot,
+                module="botarena.bots.random",
+            ),
+            BuiltinBot(
+                name="greedy",
+                summary="the highest-scoring placement; exchanges when it scores 2 or less",
+                games=frozenset({"qwirkle"}),
+                factory=GreedyQwirkleBot,
+                module="botarena.bots.greedy",
+            ),
+        )
+    }
+)
+"""The built-in bots by name."""
+
+
+def get_bot(name: str) -> Bot:
+    """Return a new instance of the built-in bot ``name``.
+
+    Raises:
+        KeyError: No such bot; the message lists the names that exist.
+    """
+    try:
+        return BUILTIN_BOTS[name].factory()
+    except KeyError:
+        known = ", ".join(sorted(BUILTIN_BOTS))
+        raise KeyError(f"no built-in bot {name!r}; built-in bots: {known}") from None

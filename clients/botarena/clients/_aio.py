@@ -1,0 +1,221 @@
+# mypy: disable-error-code="import-untyped"
+"""``AsyncMatchClient``: the asyncio (``grpc.aio``) client of ``botarena.v1.MatchService``."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Sequence
+from types import TracebackType
+from typing import Any, Self
+
+import grpc
+
+from botarena.clients._common import DEFAULT_TIMEOUT, bearer_metadata, new_request_id
+from botarena.clients._errors import from_grpc_error
+from botarena.v1 import match_pb2, match_service_pb2, match_service_pb2_grpc
+
+__all__ = ["AsyncMatchClient"]
+
+
+class AsyncMatchClient:
+    """An asyncio client of the MatchService over one ``grpc.aio`` channel.
+
+    The twin of :class:`~botarena.clients.MatchClient`: the same methods, awaited.
+
+    Every method is named after its RPC, returns the generated response message and
+    raises a :class:`~botarena.clients.BotarenaError` subclass when the call fails.
+
+    Use it as a context manager, or call :meth:`close`::
+
+        async with AsyncMatchClient(target="127.0.0.1:50051", token=seat_token) as client:
+            view = await client.get_player_view("matches/0123abcd")
+
+    Args:
+        target: The server address, ``host:port``.
+        token: The seat token (or the server's admin token for :meth:`create_match`) sent
+            as ``authorization: Bearer <token>``; ``None`` calls as a spectator.
+        timeout: Seconds each unary call may take; ``None`` waits forever. Streams have
+            no timeout.
+        credentials: TLS credentials; ``None`` opens an insecure channel.
+        channel_options: Extra gRPC channel arguments.
+    """
+
+    def __init__(
+        self,
+        *,
+        target: str,
+        token: str | None = None,
+        timeout: float | None = DEFAULT_TIMEOUT,
+        credentials: grpc.ChannelCredentials | None = None,
+        channel_options: Sequence[tuple[str, Any]] = (),
+    ) -> None:
+        if credentials is None:
+            channel = grpc.aio.insecure_channel(target, options=list(channel_options))
+        else:
+            channel = grpc.aio.secure_channel(target, credentials, options=list(channel_options))
+        self._setup(channel, target, token, timeout, owns_channel=True)
+
+    def _setup(
+        self,
+        channel: grpc.aio.Channel,
+        target: str,
+        token: str | None,
+        timeout: float | None,
+        *,
+        owns_channel: bool,
+    ) -> None:
+        self._channel = channel
+        self._stub = match_service_pb2_grpc.MatchServiceStub(channel)
+        self._metadata = bearer_metadata(token)
+        self._owns_channel = owns_channel
+        self.target = target
+        self.token = token
+        self.timeout = timeout
+
+    def with_token(self, token: str | None) -> AsyncMatchClient:
+        """Return a client that shares this client's channel but sends ``token``.
+
+        Closing the returned client leaves the channel open; closing this one closes it.
+        """
+        other = object.__new__(AsyncMatchClient)
+        other._setup(self._channel, self.target, token, self.timeout, owns_channel=False)
+        return other
+
+    async def close(self) -> None:
+        """Close the channel (if this client opened it); calls in flight are cancelled."""
+        if self._owns_channel:
+            await self._channel.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def _unary(self, method: Any, request: Any) -> Any:
+        try:
+            return await method(request, metadata=self._metadata, timeout=self.timeout)
+        except grpc.RpcError as exc:
+            raise from_grpc_error(exc) from exc
+
+    async def create_match(
+        self, config: match_pb2.MatchConfig, *, request_id: str = ""
+    ) -> match_service_pb2.CreateMatchResponse:
+        """Create a match (CreateMatch); the response holds the match and its seat tokens.
+
+        Args:
+            config: The match's configuration; ``game`` is required.
+            request_id: Optional idempotency key: a repeat returns the first answer.
+        """
+        request = match_service_pb2.CreateMatchRequest(config=config, request_id=request_id)
+        response: match_service_pb2.CreateMatchResponse = await self._unary(
+            self._stub.CreateMatch, request
+        )
+        return response
+
+    async def get_match(self, name: str) -> match_service_pb2.GetMatchResponse:
+        """Return a match's public state (GetMatch); ``name`` is ``matches/{id}``."""
+        request = match_service_pb2.GetMatchRequest(name=name)
+        response: match_service_pb2.GetMatchResponse = await self._unary(
+            self._stub.GetMatch, request
+        )
+        return response
+
+    async def list_matches(
+        self,
+        *,
+        page_size: int = 0,
+        page_token: str = "",
+        game: match_pb2.Game.ValueType = match_pb2.GAME_UNSPECIFIED,
+        state: match_pb2.Match.State.ValueType = match_pb2.Match.STATE_UNSPECIFIED,
+    ) -> match_service_pb2.ListMatchesResponse:
+        """Return one page of matches, newest first (ListMatches)."""
+        request = match_service_pb2.ListMatchesRequest(
+            page_size=page_size, page_token=page_token, game=game, state=state
+        )
+        response: match_service_pb2.ListMatchesResponse = await self._unary(
+            self._stub.ListMatches, request
+        )
+        return response
+
+    async def get_player_view(self, match: str) -> match_service_pb2.GetPlayerViewResponse:
+        """Return the caller's view (GetPlayerView), with its decision and legal moves."""
+        request = match_service_pb2.GetPlayerViewRequest(match=match)
+        response: match_service_pb2.GetPlayerViewResponse = await self._unary(
+            self._stub.GetPlayerView, request
+        )
+        return response
+
+    async def submit_move(
+        self,
+        match: str,
+        move: match_pb2.Move,
+        *,
+        expected_state_version: int,
+        request_id: str | None = None,
+    ) -> match_service_pb2.SubmitMoveResponse:
+        """Submit the caller's move (SubmitMove).
+
+        Args:
+            match: The match's name.
+            move: The move, usually one of the decision's legal moves.
+            expected_state_version: The version the move was chosen at (the decision's
+                ``state_version``); a mismatch fails with :class:`StaleStateError`.
+            request_id: Idempotency key; pass the same one to retry safely. ``None``
+                generates a fresh key, so the call is still safe for gRPC's own retries
+                but not for yours.
+        """
+        request = match_service_pb2.SubmitMoveRequest(
+            match=match,
+            move=move,
+            expected_state_version=expected_state_version,
+            request_id=new_request_id() if request_id is None else request_id,
+        )
+        response: match_service_pb2.SubmitMoveResponse = await self._unary(
+            self._stub.SubmitMove, request
+        )
+        return response
+
+    async def resign_match(
+        self, match: str, *, request_id: str | None = None
+    ) -> match_service_pb2.ResignMatchResponse:
+        """Resign the caller's seat (ResignMatch); ``request_id`` as in :meth:`submit_move`."""
+        request = match_service_pb2.ResignMatchRequest(
+            match=match, request_id=new_request_id() if request_id is None else request_id
+        )
+        response: match_service_pb2.ResignMatchResponse = await self._unary(
+            self._stub.ResignMatch, request
+        )
+        return response
+
+    async def stream_match_events(
+        self, match: str, *, after_state_version: int = 0
+    ) -> AsyncGenerator[match_pb2.MatchEvent, None]:
+        """Yield the match's events (StreamMatchEvents) until ``MatchFinished``.
+
+        The call starts at the first ``anext()``. Close the generator to cancel the call
+        promptly (``async with contextlib.aclosing(client.stream_match_events(...))``);
+        a dropped generator is closed only when the event loop finalizes it.
+
+        Args:
+            match: The match's name.
+            after_state_version: Resume after this version; 0 starts with ``MatchStarted``.
+
+        Raises:
+            BotarenaError: When the call fails, at the point of iteration where it fails.
+        """
+        request = match_service_pb2.StreamMatchEventsRequest(
+            match=match, after_state_version=after_state_version
+        )
+        call = self._stub.StreamMatchEvents(request, metadata=self._metadata)
+        try:
+            async for response in call:
+                yield response.event
+        except grpc.RpcError as exc:
+            raise from_grpc_error(exc) from exc
+        finally:
+            call.cancel()

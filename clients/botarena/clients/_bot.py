@@ -1,0 +1,398 @@
+# mypy: disable-error-code="import-untyped"
+"""The ``Bot`` protocol and ``run_bot``: play one seat of a match to its end.
+
+A bot sees what any remote client sees: its seat's view and legal moves (PettingZoo's
+action mask), so the same bot runs in-process, as a command, or against a remote server.
+
+:func:`run_bot_async` runs two tasks per seat:
+
+* the *follower* reads the seat's event stream, records the last log version seen and
+  reconnects with ``after_state_version`` when the stream drops (bounded exponential
+  backoff); a ``DecisionRequested`` goes into a one-slot mailbox, the newest replacing an
+  older one;
+* the *decider* takes the newest decision, asks the bot (in a worker thread by default,
+  so the stream keeps flowing while it thinks), and submits the answer with the
+  decision's version as ``expected_state_version`` and a fresh ``request_id``, retrying
+  transient failures with the same ``request_id``.
+
+If the bot is slower than the decision's deadline, the server applies the match's timeout
+policy (a default move or a forfeit) and the stream moves on; when the bot's answer then
+arrives for a version the stream has already left, it is dropped, never submitted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import grpc
+
+from botarena.clients._aio import AsyncMatchClient
+from botarena.clients._common import new_request_id
+from botarena.clients._errors import (
+    BotarenaError,
+    FailedPreconditionError,
+    IllegalMoveError,
+    StaleStateError,
+    TransientError,
+    UnavailableError,
+)
+from botarena.v1 import match_pb2
+
+__all__ = ["Bot", "RetryPolicy", "run_bot", "run_bot_async"]
+
+_logger = logging.getLogger("botarena.clients.bot")
+
+# Stream failures worth a reconnect: the connection dropped or the server went away
+# (a server stopping with a grace period cancels its calls).
+_RECONNECT_CODES = frozenset(
+    {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED}
+)
+
+
+@runtime_checkable
+class Bot(Protocol):
+    """A player: given its seat's view and legal moves, it returns one move.
+
+    Only :meth:`choose_move` is required. A bot may also define these hooks, which
+    :func:`run_bot` calls when present:
+
+    * ``on_match_start(match: Match, seat: int) -> None`` once, when the stream delivers
+      ``MatchStarted`` (the match as created, its seed included);
+    * ``on_match_end(outcome: MatchOutcome) -> None`` once, with the final result.
+    """
+
+    def choose_move(
+        self,
+        view: match_pb2.PlayerView,
+        legal_moves: Sequence[match_pb2.Move],
+        rng: random.Random,
+    ) -> match_pb2.Move:
+        """Return the move to play.
+
+        Args:
+            view: What the seat sees now (the history is not included: the stream is the
+                history; keep what you need from earlier calls or the hooks).
+            legal_moves: Every legal move, never empty; Qwirkle placements carry their
+                ``score``. Returning one of them is always legal.
+            rng: The bot's seeded random source; use it for every random choice so that
+                a seed reproduces the bot's play.
+
+        Returns:
+            The move; usually an element of ``legal_moves``.
+        """
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """Bounded exponential backoff with jitter, for reconnects and resubmits.
+
+    Attributes:
+        max_attempts: Tries in a row, the first included, before giving up.
+        initial_backoff: Seconds before the second try.
+        max_backoff: Longest wait between tries.
+        multiplier: Growth of the wait after each failed try.
+    """
+
+    max_attempts: int = 8
+    initial_backoff: float = 0.1
+    max_backoff: float = 2.0
+    multiplier: float = 2.0
+
+    def backoff(self, failures: int, jitter: random.Random) -> float:
+        """Return the seconds to wait after ``failures`` failed tries in a row (>= 1)."""
+        ceiling = min(self.max_backoff, self.initial_backoff * self.multiplier ** (failures - 1))
+        # "Equal jitter": at least half the ceiling, so retries never hammer the server.
+        return ceiling / 2 + jitter.uniform(0, ceiling / 2)
+
+
+def run_bot(
+    bot: Bot,
+    *,
+    server: str,
+    token: str,
+    match: str = "",
+    seed: int | None = None,
+    think_in_thread: bool = True,
+    reconnect: RetryPolicy = RetryPolicy(),
+    resubmit: RetryPolicy = RetryPolicy(max_attempts=5),
+) -> match_pb2.MatchOutcome:
+    """Play the seat of ``token`` in ``match`` until the match ends; blocking.
+
+    Runs :func:`run_bot_async` in a new event loop; call that one from async code.
+
+    Returns:
+        The match's outcome.
+
+    Raises:
+        BotarenaError: The seat cannot be played (bad token, unknown match) or the server
+            stayed unreachable for ``reconnect.max_attempts`` tries.
+        Exception: Whatever the bot's ``choose_move`` or hooks raised.
+    """
+    return asyncio.run(
+        run_bot_async(
+            bot,
+            server=server,
+            token=token,
+            match=match,
+            seed=seed,
+            think_in_thread=think_in_thread,
+            reconnect=reconnect,
+            resubmit=resubmit,
+        )
+    )
+
+
+async def run_bot_async(
+    bot: Bot,
+    *,
+    server: str | AsyncMatchClient,
+    token: str,
+    match: str = "",
+    seed: int | None = None,
+    think_in_thread: bool = True,
+    reconnect: RetryPolicy = RetryPolicy(),
+    resubmit: RetryPolicy = RetryPolicy(max_attempts=5),
+) -> match_pb2.MatchOutcome:
+    """Play the seat of ``token`` in ``match`` until the match ends.
+
+    Many seats can be played concurrently in one event loop: pass one shared
+    :class:`AsyncMatchClient` as ``server`` so that they share its channel.
+
+    Args:
+        bot: The player.
+        server: ``host:port`` (a channel is opened and closed here), or a client whose
+            channel is shared (its token is replaced by ``token`` for this seat).
+        token: The seat's token.
+        match: The match's name, ``matches/{id}``; empty (the default) lets the server
+            find it from the seat token, which names its match.
+        seed: Seeds the ``random.Random`` handed to the bot; ``None`` seeds from the OS.
+        think_in_thread: Run ``choose_move`` in a worker thread so the event loop (other
+            seats, the stream) keeps running while the bot thinks. Set False for bots
+            that must run on the loop's thread.
+        reconnect: How often and how fast to reopen a dropped event stream.
+        resubmit: How often and how fast to resend a move after a transient failure
+            (always with the same ``request_id``, so a move is never applied twice).
+
+    Returns:
+        The match's outcome, from its ``MatchFinished`` event.
+
+    Raises:
+        BotarenaError: The seat cannot be played (bad token, unknown match) or the server
+            stayed unreachable for ``reconnect.max_attempts`` tries.
+        Exception: Whatever the bot's ``choose_move`` or hooks raised.
+    """
+    if isinstance(server, AsyncMatchClient):
+        return await _SeatPlayer(
+            bot, server.with_token(token), match, seed, think_in_thread, reconnect, resubmit
+        ).play()
+    async with AsyncMatchClient(target=server, token=token) as client:
+        return await _SeatPlayer(
+            bot, client, match, seed, think_in_thread, reconnect, resubmit
+        ).play()
+
+
+class _SeatPlayer:
+    """The follower and decider tasks of one seat, and the state they share."""
+
+    def __init__(
+        self,
+        bot: Bot,
+        client: AsyncMatchClient,
+        match: str,
+        seed: int | None,
+        think_in_thread: bool,
+        reconnect: RetryPolicy,
+        resubmit: RetryPolicy,
+    ) -> None:
+        self.bot = bot
+        self.client = client
+        self.match = match
+        self.rng = random.Random(seed)
+        # Backoff jitter has its own source: the bot's rng must depend only on the seed.
+        self.jitter = random.Random()
+        self.think_in_thread = think_in_thread
+        self.reconnect = reconnect
+        self.resubmit = resubmit
+        self.seat = -1
+        self.last_version = 0
+        self.finished = False
+        # The one-slot mailbox between the follower and the decider.
+        self.mailbox: match_pb2.MatchEvent | None = None
+        self.mail = asyncio.Event()
+        # Versions of decisions taken on (being decided, or answered): a resumed stream
+        # announces a pending decision again, and it must not be answered twice.
+        self.taken_version = -1
+
+    async def play(self) -> match_pb2.MatchOutcome:
+        # One call up front: it checks the token and match before any stream is opened
+        # and tells the seat index, which on_match_start reports. A bot may start before
+        # its server listens (a runner starts both at once), so this call is retried too.
+        failures = 0
+        while True:
+            try:
+                response = await self.client.get_player_view(self.match)
+                break
+            except TransientError:
+                failures += 1
+                if failures >= self.reconnect.max_attempts:
+                    raise
+                await asyncio.sleep(self.reconnect.backoff(failures, self.jitter))
+        self.seat = response.view.seat
+        follower = asyncio.create_task(self.follow(), name=f"botarena-follow-{self.seat}")
+        decider = asyncio.create_task(self.decide_forever(), name=f"botarena-decide-{self.seat}")
+        try:
+            await asyncio.wait({follower, decider}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (follower, decider):
+                task.cancel()
+            await asyncio.gather(follower, decider, return_exceptions=True)
+        if decider.done() and not decider.cancelled():
+            crash = decider.exception()
+            if crash is not None:
+                raise crash
+        outcome = follower.result()
+        on_match_end = getattr(self.bot, "on_match_end", None)
+        if on_match_end is not None:
+            on_match_end(outcome)
+        return outcome
+
+    # ------------------------------------------------------------------ follower
+
+    async def follow(self) -> match_pb2.MatchOutcome:
+        failures = 0
+        while True:
+            error: BotarenaError | None = None
+            try:
+                async with contextlib.aclosing(
+                    self.client.stream_match_events(
+                        self.match, after_state_version=self.last_version
+                    )
+                ) as events:
+                    async for event in events:
+                        failures = 0
+                        outcome = self.on_event(event)
+                        if outcome is not None:
+                            return outcome
+            except BotarenaError as exc:
+                if exc.code not in _RECONNECT_CODES:
+                    raise
+                error = exc
+            failures += 1
+            if failures >= self.reconnect.max_attempts:
+                raise error or UnavailableError(
+                    grpc.StatusCode.UNAVAILABLE,
+                    None,
+                    f"the event stream ended {failures} times before the match finished",
+                )
+            delay = self.reconnect.backoff(failures, self.jitter)
+            _logger.info(
+                "event stream of seat %d lost (%s); resuming after version %d in %.2f s",
+                self.seat,
+                error or "ended early",
+                self.last_version,
+                delay,
+            )
+            await asyncio.sleep(delay)
+
+    def on_event(self, event: match_pb2.MatchEvent) -> match_pb2.MatchOutcome | None:
+        kind = event.WhichOneof("kind")
+        if kind == "decision_requested":
+            # Not a log entry: its version is the current one, already seen; never moves
+            # the resume point. Skip decisions already taken on (re-announced on resume).
+            if event.state_version > self.taken_version:
+                self.mailbox = event
+                self.mail.set()
+            return None
+        self.last_version = max(self.last_version, event.state_version)
+        if kind == "match_started":
+            on_match_start = getattr(self.bot, "on_match_start", None)
+            if on_match_start is not None:
+                on_match_start(event.match_started.match, self.seat)
+        elif kind == "match_finished":
+            self.finished = True
+            return event.match_finished.outcome
+        return None
+
+    # ------------------------------------------------------------------ decider
+
+    def superseded(self, version: int) -> bool:
+        """True once the stream has shown an entry after ``version`` (the decision is gone)."""
+        return self.finished or self.last_version > version
+
+    async def decide_forever(self) -> None:
+        while True:
+            await self.mail.wait()
+            self.mail.clear()
+            event, self.mailbox = self.mailbox, None
+            if event is None or self.superseded(event.state_version):
+                continue
+            self.taken_version = event.state_version
+            await self.decide(event)
+
+    async def decide(self, event: match_pb2.MatchEvent) -> None:
+        version = event.state_version
+        requested = event.decision_requested
+        legal_moves = list(requested.legal_moves)
+        while True:
+            move = await self.think(requested.view, legal_moves)
+            if self.superseded(version):
+                _logger.warning(
+                    "seat %d answered the decision at version %d after the match moved on "
+                    "(deadline missed?); the answer is dropped",
+                    self.seat,
+                    version,
+                )
+                return
+            try:
+                await self.submit(move, version)
+                return
+            except IllegalMoveError as exc:
+                # Ask again: a randomised bot may choose differently; the server applies
+                # the timeout policy once the allowance per decision is used up.
+                _logger.warning("seat %d: move rejected: %s", self.seat, exc)
+                if exc.policy_applied:
+                    return
+            except (StaleStateError, FailedPreconditionError) as exc:
+                # The match moved on (a timeout policy, a forfeit, the end): the stream
+                # says what comes next.
+                _logger.info("seat %d: move at version %d refused: %s", self.seat, version, exc)
+                return
+
+    async def think(
+        self, view: match_pb2.PlayerView, legal_moves: list[match_pb2.Move]
+    ) -> match_pb2.Move:
+        if self.think_in_thread:
+            return await asyncio.to_thread(self.bot.choose_move, view, legal_moves, rng=self.rng)
+        return self.bot.choose_move(view, legal_moves, rng=self.rng)
+
+    async def submit(self, move: match_pb2.Move, version: int) -> None:
+        request_id = new_request_id()
+        failures = 0
+        while True:
+            try:
+                await self.client.submit_move(
+                    self.match, move, expected_state_version=version, request_id=request_id
+                )
+                return
+            except TransientError as exc:
+                failures += 1
+                if failures >= self.resubmit.max_attempts or self.superseded(version):
+                    # The stream decides what happens next: the move was applied, or the
+                    # deadline passes and the timeout policy plays for the seat.
+                    _logger.warning(
+                        "seat %d: giving up on the move at version %d: %s",
+                        self.seat,
+                        version,
+                        exc,
+                    )
+                    # A resumed stream announces the decision again if it is still open.
+                    self.taken_version = min(self.taken_version, version - 1)
+                    return
+                await asyncio.sleep(self.resubmit.backoff(failures, self.jitter))

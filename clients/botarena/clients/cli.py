@@ -1,0 +1,103 @@
+"""The ``botarena`` command: one entry point, one subcommand per tool.
+
+``botarena serve`` runs the server; ``botarena match`` runs games between bots.
+``replay`` and ``ladder`` come later (DESIGN.md: User-facing tools). This module is the
+composition root: it alone hands the reference bots (``botarena.bots``) to the runner.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+from collections.abc import Sequence
+
+__all__ = ["main"]
+
+_ADMIN_TOKEN_ENV = "BOTARENA_ADMIN_TOKEN"
+_GRACE_SECONDS = 5.0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="botarena", description="A gRPC game service for board-game bots."
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    serve = commands.add_parser(
+        "serve",
+        help="run the match server",
+        description="Run the match server until SIGINT or SIGTERM, then stop gracefully.",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default %(default)s)")
+    serve.add_argument("--port", type=int, default=50051, help="port; 0 picks a free one")
+    serve.add_argument(
+        "--admin-token",
+        default=os.environ.get(_ADMIN_TOKEN_ENV) or None,
+        help=f"require this token to create matches (default: ${_ADMIN_TOKEN_ENV})",
+    )
+    serve.add_argument(
+        "--log-format",
+        choices=("auto", "json", "console"),
+        default="auto",
+        help="JSON lines, console, or auto: JSON unless stdout is a terminal",
+    )
+    serve.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info")
+    from botarena.clients.runner import add_match_arguments
+
+    match = commands.add_parser(
+        "match",
+        help="play seeded games between bots and report the results",
+        description="Play seeded games between bots on an embedded server (or --server), "
+        "every seed in every seat rotation, and report win rates with confidence intervals.",
+        epilog="example: botarena match --bot greedy --bot random --games 20 --out runs/demo",
+    )
+    add_match_arguments(match)
+    return parser
+
+
+async def _serve(host: str, port: int, admin_token: str | None) -> None:
+    import structlog
+
+    from botarena.server.service import create_server
+
+    logger = structlog.get_logger("botarena.serve")
+    address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    server, bound = await create_server(address, admin_token=admin_token)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    logger.info("serving", host=host, port=bound, admin_token_required=admin_token is not None)
+    await stop.wait()
+    logger.info("stopping", grace_seconds=_GRACE_SECONDS)
+    await server.stop(_GRACE_SECONDS)
+    logger.info("stopped")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``botarena`` command line.
+
+    Args:
+        argv: The arguments after the program name; ``None`` reads ``sys.argv``.
+
+    Returns:
+        The process exit status.
+    """
+    # grpc's C core logs connection chatter (GOAWAY on shutdown) at INFO otherwise.
+    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+    args = _parser().parse_args(argv)
+    if args.command == "match":
+        from botarena.bots import BUILTIN_BOTS
+        from botarena.clients.runner import run_match
+
+        return run_match(args, BUILTIN_BOTS)
+    if args.command == "serve":
+        from botarena.server.service import configure_logging
+
+        json = {"auto": None, "json": True, "console": False}[args.log_format]
+        configure_logging(level=getattr(logging, args.log_level.upper()), json=json)
+        asyncio.run(_serve(args.host, args.port, args.admin_token))
+        return 0
+    raise AssertionError(f"unhandled command {args.command}")

@@ -1,0 +1,285 @@
+"""``botarena match``: play many seeded games between bots and report the results.
+
+The run plans every game up front (seeds x seat rotations, see ``_plan``), plays them
+``--concurrency`` at a time on an embedded server (or ``--server``), shows a progress bar
+with running standings, and writes ``results.json``, one replay per game and each bot's
+stderr under ``--out``. Ctrl-C stops the run: bot processes are killed and what finished is
+still reported and written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import logging
+import sys
+import time
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Protocol
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from botarena.clients._aio import AsyncMatchClient
+from botarena.clients._bot import Bot
+from botarena.clients.runner._plan import (
+    BotSpec,
+    GamePlan,
+    parse_bot_spec,
+    plan_games,
+    rounded_game_count,
+    unique_names,
+)
+from botarena.clients.runner._play import GAMES, GameOptions, play_game
+from botarena.clients.runner._results import (
+    GameRecord,
+    results_document,
+    results_table,
+    summarise,
+)
+
+__all__ = ["BuiltinBot", "add_match_arguments", "run_match"]
+
+_EXIT_OK = 0
+_EXIT_FAILED = 1
+_EXIT_INTERRUPTED = 130
+
+
+def add_match_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options of ``botarena match`` to ``parser``."""
+    parser.add_argument("--game", choices=sorted(GAMES), default="qwirkle", help="the game")
+    parser.add_argument(
+        "--bot",
+        action="append",
+        dest="bots",
+        metavar="BOT",
+        required=True,
+        help="a built-in bot (random, greedy), NAME=COMMAND or COMMAND; one per seat, "
+        "given 2 or more times",
+    )
+    parser.add_argument(
+        "--games", type=int, default=20, help="games in total (rounded up to whole seat rotations)"
+    )
+    parser.add_argument("--concurrency", type=int, default=2, help="games played at once")
+    parser.add_argument("--seed", type=int, default=1, help="first seed; seeds are consecutive")
+    parser.add_argument("--out", type=Path, help="folder for results.json, replays and stderr")
+    parser.add_argument("--server", help="HOST:PORT of a running server (default: embedded)")
+    parser.add_argument("--admin-token", help="the server's admin token, if it has one")
+    parser.add_argument(
+        "--move-time", type=float, default=5.0, help="seconds per decision (default 5)"
+    )
+    parser.add_argument("--time-bank", type=float, default=0.0, help="seconds of bank per seat")
+    parser.add_argument(
+        "--forfeit-on-timeout",
+        action="store_true",
+        help="a seat that runs out of time forfeits (default: the server plays for it)",
+    )
+    parser.add_argument(
+        "--max-illegal-moves", type=int, default=3, help="rejections per decision before timeout"
+    )
+    parser.add_argument(
+        "--exit-grace",
+        type=float,
+        default=5.0,
+        help="seconds a bot may take to exit after its match ended before it is killed",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+class BuiltinBot(Protocol):
+    """What the runner needs of a built-in bot (``botarena.bots.BuiltinBot`` is one).
+
+    The bots sit above the SDK, so the ``botarena`` command hands them in.
+    """
+
+    @property
+    def factory(self) -> Callable[[], Bot]:
+        """Returns a new instance of the bot."""
+        ...
+
+    def plays(self, game: str) -> bool:
+        """Return True when the bot can play ``game``."""
+        ...
+
+
+def _lineup(args: argparse.Namespace, builtin: Mapping[str, BuiltinBot]) -> list[BotSpec]:
+    specs = unique_names([parse_bot_spec(text, builtin) for text in args.bots])
+    for spec in specs:
+        if spec.builtin is not None and not builtin[spec.builtin].plays(args.game):
+            raise ValueError(f"the built-in bot {spec.name!r} does not play {args.game}")
+    return specs
+
+
+@contextlib.asynccontextmanager
+async def _server(address: str | None) -> AsyncIterator[str]:
+    if address:
+        yield address
+        return
+    from botarena.clients.testing import start_server_async
+    from botarena.server.service import configure_logging
+
+    # The embedded server's logs would drown the progress bar; keep its warnings.
+    configure_logging(level=logging.WARNING)
+    async with start_server_async(max_finished_matches=100) as embedded:
+        yield embedded
+
+
+def _standings(lineup: Sequence[BotSpec], records: Sequence[GameRecord]) -> str:
+    if not records:
+        return ""
+    parts = []
+    for summary in summarise(lineup, records):
+        rate = summary.win_rate.value * 100 if summary.win_rate else 0.0
+        parts.append(f"{summary.name} {rate:.0f}%")
+    return "  ".join(parts)
+
+
+async def _play_all(
+    args: argparse.Namespace,
+    lineup: list[BotSpec],
+    plans: list[GamePlan],
+    options: GameOptions,
+    factories: Mapping[str, Callable[[], Bot]],
+    records: list[GameRecord],
+    console: Console,
+) -> int:
+    failures = 0
+    async with (
+        _server(args.server) as target,
+        AsyncMatchClient(target=target, token=args.admin_token) as client,
+    ):
+        queue: asyncio.Queue[GamePlan] = asyncio.Queue()
+        for plan in plans:
+            queue.put_nowait(plan)
+        progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("eta"),
+            TimeRemainingColumn(),
+            TextColumn("{task.fields[standings]}"),
+            console=console,
+            disable=args.quiet,
+            transient=False,
+        )
+        task = progress.add_task(f"{args.game}", total=len(plans), standings="")
+
+        async def worker() -> None:
+            nonlocal failures
+            while not queue.empty():
+                plan = queue.get_nowait()
+                try:
+                    record = await play_game(client, target, plan, lineup, options, factories)
+                except Exception as error:  # a game lost to the server is reported, not fatal
+                    failures += 1
+                    console.print(f"[red]game {plan.number} (seed {plan.seed}) failed: {error}")
+                else:
+                    records.append(record)
+                progress.update(task, advance=1, standings=_standings(lineup, records))
+
+        with progress:
+            workers = [asyncio.create_task(worker()) for _ in range(max(1, args.concurrency))]
+            try:
+                await asyncio.gather(*workers)
+            finally:
+                for worker_task in workers:
+                    worker_task.cancel()
+                await asyncio.gather(*workers, return_exceptions=True)
+    return failures
+
+
+def _validate(args: argparse.Namespace) -> None:
+    if len(args.bots) < 2:
+        raise SystemExit("botarena match: give at least two --bot (one per seat)")
+    if args.games <= 0 or args.concurrency <= 0:
+        raise SystemExit("botarena match: --games and --concurrency must be positive")
+    if args.move_time <= 0:
+        raise SystemExit("botarena match: --move-time must be positive")
+
+
+def run_match(
+    args: argparse.Namespace,
+    builtin: Mapping[str, BuiltinBot],
+    console: Console | None = None,
+) -> int:
+    """Run ``botarena match`` with parsed ``args``; return the exit status.
+
+    Args:
+        args: Parsed by a parser set up with :func:`add_match_arguments`.
+        builtin: The built-in bots by name.
+        console: Where the progress and the table go (default: stdout).
+    """
+    # Off a terminal (CI logs, files) rich would wrap the table at 80 columns.
+    console = console or Console(width=None if sys.stdout.isatty() else 120)
+    _validate(args)
+    try:
+        lineup = _lineup(args, builtin)
+    except ValueError as error:
+        raise SystemExit(f"botarena match: {error}") from None
+    total = rounded_game_count(args.games, len(lineup))
+    if total != args.games:
+        console.print(
+            f"Playing {total} games, not {args.games}: each seed is played in all "
+            f"{len(lineup)} seat rotations."
+        )
+    plans = plan_games(len(lineup), total, args.seed)
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+    options = GameOptions(
+        game=args.game,
+        move_time_limit=args.move_time,
+        time_bank=args.time_bank,
+        forfeit_on_timeout=args.forfeit_on_timeout,
+        max_illegal_moves=args.max_illegal_moves,
+        out=args.out,
+        exit_grace=args.exit_grace,
+    )
+    records: list[GameRecord] = []
+    interrupted = False
+    started = time.monotonic()
+    failures = 0
+    try:
+        factories = {name: bot.factory for name, bot in builtin.items()}
+        failures = asyncio.run(_play_all(args, lineup, plans, options, factories, records, console))
+    except KeyboardInterrupt:
+        interrupted = True
+        console.print("[yellow]Interrupted: bot processes stopped; reporting finished games.")
+    elapsed = time.monotonic() - started
+    title = (
+        f"{args.game}: {len(records)} of {len(plans)} games, seeds {args.seed}.."
+        f"{args.seed + len(plans) // len(lineup) - 1}, {elapsed:.1f} s"
+    )
+    console.print(results_table(lineup, records, title))
+    if args.out:
+        config = {
+            "game": args.game,
+            "bots": [{"name": spec.name, "command": spec.command} for spec in lineup],
+            "games": total,
+            "concurrency": args.concurrency,
+            "seed": args.seed,
+            "server": args.server or "embedded",
+            "move_time": args.move_time,
+            "time_bank": args.time_bank,
+            "forfeit_on_timeout": args.forfeit_on_timeout,
+            "max_illegal_moves": args.max_illegal_moves,
+        }
+        document = results_document(
+            config, lineup, records, planned_games=len(plans), interrupted=interrupted
+        )
+        path = args.out / "results.json"
+        path.write_text(json.dumps(document, indent=2) + "\n")
+        console.print(f"Results in {path}; replays and bot stderr in {args.out / 'games'}")
+    if interrupted:
+        return _EXIT_INTERRUPTED
+    return _EXIT_FAILED if failures else _EXIT_OK

@@ -1,0 +1,52 @@
+"""The reference bots' public names and the registry the match runner uses."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+from botarena import bots
+from botarena.bots import BUILTIN_BOTS, GreedyQwirkleBot, RandomBot, get_bot
+from botarena.clients import Bot
+
+
+def test_public_names_are_pinned() -> None:
+    assert sorted(bots.__all__) == sorted(
+        [
+            "BUILTIN_BOTS",
+            "DEFAULT_EXCHANGE_THRESHOLD",
+            "BuiltinBot",
+            "GreedyQwirkleBot",
+            "RandomBot",
+            "UnsupportedGameError",
+            "get_bot",
+        ]
+    )
+
+
+def test_the_registry_names_random_and_greedy() -> None:
+    assert sorted(BUILTIN_BOTS) == ["greedy", "random"]
+    assert isinstance(get_bot("random"), RandomBot)
+    assert isinstance(get_bot("greedy"), GreedyQwirkleBot)
+    assert get_bot("random") is not get_bot("random")
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN_BOTS))
+def test_every_builtin_bot_is_a_bot_with_a_command_module(name: str) -> None:
+    entry = BUILTIN_BOTS[name]
+    assert entry.name == name
+    assert isinstance(entry.factory(), Bot)
+    command = importlib.import_module(entry.module)
+    assert callable(command.main)
+
+
+def test_random_plays_every_game_and_greedy_only_qwirkle() -> None:
+    assert BUILTIN_BOTS["random"].plays("qwixx")
+    assert BUILTIN_BOTS["greedy"].plays("qwirkle")
+    assert not BUILTIN_BOTS["greedy"].plays("qwixx")
+
+
+def test_an_unknown_name_lists_the_builtin_bots() -> None:
+    with pytest.raises(KeyError, match="greedy, random"):
+        get_bot("alphazero")

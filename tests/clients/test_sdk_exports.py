@@ -1,0 +1,69 @@
+"""The SDK's public names are pinned: adding or removing one is a deliberate change
+(Temporal's ``test_client_exports.py``)."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+EXPORTS = {
+    "botarena.clients": [
+        "DOMAIN",
+        "ENV_MATCH",
+        "ENV_SEED",
+        "ENV_SERVER",
+        "ENV_TOKEN",
+        "EXIT_CONNECTION_FAILED",
+        "EXIT_MATCH_OVER",
+        "AsyncMatchClient",
+        "AuthenticationError",
+        "Bot",
+        "BotarenaError",
+        "DeadlineExceededError",
+        "FailedPreconditionError",
+        "IllegalMoveError",
+        "InvalidRequestError",
+        "MatchClient",
+        "MatchFinishedError",
+        "MatchNotFoundError",
+        "NotYourTurnError",
+        "PermissionDeniedError",
+        "ResourceExhaustedError",
+        "RetryPolicy",
+        "SeatForfeitedError",
+        "StaleStateError",
+        "StateVersionAheadError",
+        "TransientError",
+        "UnavailableError",
+        "bot_main",
+        "from_grpc_error",
+        "run_bot",
+        "run_bot_async",
+    ],
+    "botarena.clients.testing": ["start_server", "start_server_async"],
+}
+
+
+@pytest.mark.parametrize("module_name", sorted(EXPORTS))
+def test_public_names_are_pinned(module_name: str) -> None:
+    module = importlib.import_module(module_name)
+    assert sorted(module.__all__) == sorted(EXPORTS[module_name])
+
+
+@pytest.mark.parametrize("module_name", sorted(EXPORTS))
+def test_every_public_name_exists_and_is_documented(module_name: str) -> None:
+    module = importlib.import_module(module_name)
+    for name in module.__all__:
+        value = getattr(module, name)
+        if callable(value):
+            assert value.__doc__, name
+
+
+def test_public_objects_come_from_private_modules() -> None:
+    # The code lives in `_`-prefixed modules; the package only re-exports it.
+    module = importlib.import_module("botarena.clients")
+    for name in module.__all__:
+        origin = getattr(getattr(module, name), "__module__", None)
+        if origin is not None and origin != "builtins":
+            assert origin.startswith("botarena.clients._"), (name, origin)

@@ -1,0 +1,139 @@
+"""`botarena match` end to end: built-in and command bots, crashes, hangs, replays."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+from google.protobuf import json_format
+from rich.console import Console
+
+from botarena.bots import BUILTIN_BOTS
+from botarena.clients.runner import add_match_arguments, run_match
+from botarena.server.games.qwirkle import QWIRKLE
+from botarena.server.service.codecs.qwirkle import QwirkleCodec
+from botarena.v1 import match_pb2
+
+
+def _run(tmp_path: Path, *argv: str) -> tuple[int, str, dict[str, Any]]:
+    parser = argparse.ArgumentParser()
+    add_match_arguments(parser)
+    out = tmp_path / "run"
+    args = parser.parse_args([*argv, "--out", str(out), "--quiet"])
+    console = Console(record=True, width=140, file=io.StringIO())
+    status = run_match(args, BUILTIN_BOTS, console)
+    return status, console.export_text(), json.loads((out / "results.json").read_text())
+
+
+def _bot_script(tmp_path: Path, name: str, body: str) -> str:
+    script = tmp_path / f"{name}.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import sys, time
+            from botarena.bots import RandomBot
+            from botarena.clients import bot_main
+
+            class Bot(RandomBot):
+                moves = 0
+
+                def choose_move(self, view, legal_moves, rng):
+                    self.moves += 1
+            """
+        )
+        + textwrap.indent(textwrap.dedent(body), " " * 8)
+        + "\n        return super().choose_move(view, legal_moves, rng)\n"
+        + "\nsys.exit(bot_main(Bot))\n"
+    )
+    return f"{name}={sys.executable} {script}"
+
+
+def test_builtin_bots_play_every_seed_in_both_seat_orders(tmp_path: Path) -> None:
+    status, text, results = _run(tmp_path, "--bot", "greedy", "--bot", "random", "--games", "4")
+    assert status == 0
+    assert results["finished_games"] == 4
+    assert results["seeds"] == [1, 2]
+    orders = sorted((game["seed"], tuple(game["bots"])) for game in results["games"])
+    assert orders == [
+        (1, ("greedy", "random")),
+        (1, ("random", "greedy")),
+        (2, ("greedy", "random")),
+        (2, ("random", "greedy")),
+    ]
+    greedy, random_bot = results["bots"]
+    assert greedy["name"] == "greedy"
+    assert greedy["games"] == random_bot["games"] == 4
+    assert greedy["wins"] + random_bot["wins"] == pytest.approx(4)
+    for bot in results["bots"]:
+        assert {"win_rate", "mean_score", "timeouts", "illegal_moves", "crashes"} <= set(bot)
+        assert bot["crashes"] == bot["timeouts"] == bot["illegal_moves"] == 0
+    assert "greedy" in text
+    assert "win % (95% CI)" in text
+
+
+def test_games_are_rounded_up_to_whole_seat_rotations(tmp_path: Path) -> None:
+    status, text, results = _run(tmp_path, "--bot", "random", "--bot", "random", "--games", "3")
+    assert status == 0
+    assert results["planned_games"] == 4
+    assert [bot["name"] for bot in results["bots"]] == ["random", "random-2"]
+    assert "Playing 4 games, not 3" in text
+
+
+def test_replays_reapplied_through_the_engine_reproduce_the_final_scores(tmp_path: Path) -> None:
+    status, _, results = _run(tmp_path, "--bot", "greedy", "--bot", "random", "--games", "2")
+    assert status == 0
+    for game in results["games"]:
+        lines = Path(game["replay"]).read_text().splitlines()
+        header = json.loads(lines[0])
+        assert header["schema_version"] == 1
+        assert header["bots"] == game["bots"]
+        state = QWIRKLE.new_match(QWIRKLE.default_config(), header["seats"], int(header["seed"]))
+        for line in lines[1:]:
+            event = json_format.Parse(line, match_pb2.MatchEvent())
+            if event.WhichOneof("kind") == "move_applied":
+                move = QwirkleCodec().decode_move(event.move_applied.move)
+                state = QWIRKLE.apply(state, event.move_applied.seat, move)
+        outcome = QWIRKLE.outcome(state)
+        assert outcome is not None
+        assert list(outcome.scores) == game["scores"]
+
+
+def test_command_bots_play_and_their_stderr_is_kept(tmp_path: Path) -> None:
+    chatty = _bot_script(tmp_path, "chatty", 'print("thinking", file=sys.stderr)')
+    status, _, results = _run(tmp_path, "--bot", chatty, "--bot", "greedy", "--games", "2")
+    assert status == 0
+    assert results["bots"][0]["name"] == "chatty"
+    assert results["bots"][0]["crashes"] == 0
+    stderr_files = sorted((tmp_path / "run" / "games").glob("*/seat*-chatty.stderr"))
+    assert len(stderr_files) == 2
+    assert all("thinking" in path.read_text() for path in stderr_files)
+
+
+def test_a_crashing_and_a_hanging_bot_cost_their_games_but_not_the_run(tmp_path: Path) -> None:
+    crashy = _bot_script(tmp_path, "crashy", 'if self.moves > 2:\n    raise RuntimeError("boom")')
+    sleepy = _bot_script(tmp_path, "sleepy", "if self.moves > 1:\n    time.sleep(3600)")
+    status, _, results = _run(
+        tmp_path,
+        "--bot", crashy, "--bot", sleepy,
+        "--games", "2", "--move-time", "0.3", "--exit-grace", "0.5",
+    )  # fmt: skip
+    assert status == 0
+    assert results["finished_games"] == 2
+    crash, sleep = results["bots"]
+    assert crash["crashes"] == 2
+    assert sleep["crashes"] == 2  # it never exits by itself: killed after the match
+    assert crash["timeouts"] > 0
+    assert sleep["timeouts"] > 0
+    stderr = (tmp_path / "run" / "games" / "00001").glob("*crashy.stderr")
+    assert any("boom" in path.read_text() for path in stderr)
+
+
+def test_an_unknown_builtin_name_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="not a built-in bot"):
+        _run(tmp_path, "--bot", "greedy", "--bot", "grredy")
