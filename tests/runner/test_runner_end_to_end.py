@@ -5,8 +5,11 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import signal
+import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
@@ -137,3 +140,34 @@ def test_a_crashing_and_a_hanging_bot_cost_their_games_but_not_the_run(tmp_path:
 def test_an_unknown_builtin_name_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match="not a built-in bot"):
         _run(tmp_path, "--bot", "greedy", "--bot", "grredy")
+
+
+def test_ctrl_c_stops_the_run_kills_bots_and_still_writes_results(tmp_path: Path) -> None:
+    slow = _bot_script(tmp_path, "slow", "time.sleep(0.02)")
+    out = tmp_path / "run"
+    marker = f"--out={out}"
+    command = [sys.executable, "-m", "botarena.clients.cli", "match", "--bot", slow]
+    command += ["--bot", "greedy", "--games", "400", "--concurrency", "1", "--quiet", marker]
+    # SIGINT must be at its default in the child: a shell may start it ignored.
+    runner = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    deadline = time.monotonic() + 60
+    # One game at a time: once the second game's folder exists, the first one is recorded.
+    while not (out / "games" / "00002").exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    runner.send_signal(signal.SIGINT)
+    output, _ = runner.communicate(timeout=60)
+    assert runner.returncode == 130, output
+    assert "Interrupted" in output
+    results = json.loads((out / "results.json").read_text())
+    assert results["interrupted"] is True
+    assert 1 <= results["finished_games"] < results["planned_games"]
+    leftovers = subprocess.run(["pgrep", "-af", str(tmp_path / "slow.py")], capture_output=True)
+    time.sleep(3)
+    later = subprocess.run(["pgrep", "-af", str(tmp_path / "slow.py")], capture_output=True)
+    assert leftovers.stdout == b"", (leftovers.stdout, later.stdout)

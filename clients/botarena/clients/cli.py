@@ -101,3 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         asyncio.run(_serve(args.host, args.port, args.admin_token))
         return 0
     raise AssertionError(f"unhandled command {args.command}")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

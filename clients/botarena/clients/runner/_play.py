@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import json
 import os
+import signal
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -141,6 +142,10 @@ class _Seat:
                 stdout=self._stderr or asyncio.subprocess.DEVNULL,
                 stderr=self._stderr or asyncio.subprocess.DEVNULL,
                 env=env,
+                # Its own process group: kill() reaches whatever the command started
+                # (a shell wrapper's children too), and a terminal's Ctrl-C reaches only
+                # the runner, which then stops its bots itself.
+                start_new_session=True,
             )
         except OSError as exc:
             self.failure = f"cannot start {self.spec.command[0]!r}: {exc}"
@@ -185,9 +190,9 @@ class _Seat:
         """Stop the player at once."""
         if self.task is not None and not self.task.done():
             self.task.cancel()
-        if self.process is not None and self.process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                self.process.kill()
+        if self.process is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)
 
     def _close_stderr(self) -> None:
         if self._stderr is not None:
@@ -275,11 +280,14 @@ async def play_game(
             )
         outcome = await _watch(spectator, match, records)
     finally:
-        await asyncio.gather(
-            *(seat.finish(options.exit_grace) for seat in seats), return_exceptions=True
-        )
-        for seat in seats:
-            seat.kill()
+        try:
+            await asyncio.gather(
+                *(seat.finish(options.exit_grace) for seat in seats), return_exceptions=True
+            )
+        finally:
+            # Also when the run is cancelled (Ctrl-C) during the grace period above.
+            for seat in seats:
+                seat.kill()
     final = await spectator.get_match(match)
     for status in final.match.seats:
         records[status.seat].illegal_moves = getattr(status, "illegal_moves", 0)
