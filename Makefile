@@ -12,6 +12,8 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 INSTALL_STAMP := $(VENV)/.installed
 BUF := node_modules/.bin/buf
+# The Node client's modules (tests/node plays its bots); the stamp is redone when the lockfile changes.
+NODE_CLIENT := clients/node/node_modules/.installed
 # Our typed packages; generated code is checked only through its .pyi stubs.
 TYPED := server/botarena clients/botarena bots/botarena scripts $(wildcard bench/*.py)
 
@@ -32,6 +34,10 @@ $(BUF): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
+$(NODE_CLIENT): clients/node/package.json clients/node/package-lock.json
+	cd clients/node && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
 proto: $(INSTALL_STAMP) ## regenerate Python code and typed stubs from proto/**/*.proto
 	$(PY) scripts/gen_protos.py
 
@@ -50,7 +56,7 @@ lint: $(INSTALL_STAMP) $(BUF) ## ruff, ruff format --check, mypy --strict, buf l
 	$(BIN)/lint-imports
 	$(PY) scripts/gen_protos.py --check
 
-test: $(INSTALL_STAMP) ## run the test suite
+test: $(INSTALL_STAMP) $(NODE_CLIENT) ## run the test suite
 	$(BIN)/pytest
 
 demo: $(INSTALL_STAMP) ## install, then play greedy vs random at Qwirkle on an embedded server

@@ -1,0 +1,237 @@
+// The botarena MatchService over @grpc/grpc-js, its messages loaded at run time from the
+// contract in ../../../proto (no generated or copied message definitions), and the
+// server's rich errors (google.rpc.Status + ErrorInfo) turned into BotarenaError.
+
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import grpc from '@grpc/grpc-js';
+import protoLoader from '@grpc/proto-loader';
+
+/** The folder holding botarena/v1/*.proto: the repository's proto/ (override: BOTARENA_PROTO_DIR). */
+export const PROTO_DIR =
+  process.env.BOTARENA_PROTO_DIR ??
+  path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../proto');
+
+// How messages look in JavaScript: field names as in the .proto (snake_case), int64 as
+// Number (state versions and seeds fit in 2^53), enums as their names, every field
+// present (defaults filled in), and each oneof's set case named by a virtual property
+// (event.kind === 'decision_requested', move.qwirkle.action === 'place').
+const LOADER_OPTIONS = {
+  keepCase: true,
+  longs: Number,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+  includeDirs: [PROTO_DIR],
+};
+
+let cachedService = null;
+
+/** Load the contract once; returns the MatchService client constructor. */
+export function loadMatchService() {
+  if (cachedService === null) {
+    const file = path.join(PROTO_DIR, 'botarena/v1/match_service.proto');
+    if (!existsSync(file)) {
+      throw new Error(`cannot find ${file}; set BOTARENA_PROTO_DIR to the repository's proto/`);
+    }
+    const definition = protoLoader.loadSync('botarena/v1/match_service.proto', LOADER_OPTIONS);
+    cachedService = grpc.loadPackageDefinition(definition).botarena.v1.MatchService;
+  }
+  return cachedService;
+}
+
+/** A fresh idempotency key for SubmitMove (32 hex characters; the server allows 64). */
+export function newRequestId() {
+  return randomUUID().replaceAll('-', '');
+}
+
+// ---------------------------------------------------------------------------- errors
+
+/** Status codes worth another try with the same request: the network or the server. */
+const TRANSIENT_CODES = new Set([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED]);
+
+/** A failed call: the gRPC code, and the botarena ErrorInfo reason and metadata if any. */
+export class BotarenaError extends Error {
+  constructor(code, reason, message, metadata = {}) {
+    const codeName = grpc.status[code] ?? String(code);
+    super(`${codeName}${reason ? ` ${reason}` : ''}: ${message}`);
+    this.name = 'BotarenaError';
+    this.code = code; // a number; compare with grpc.status.UNAVAILABLE etc.
+    this.codeName = codeName;
+    this.reason = reason; // e.g. 'STALE_STATE_VERSION', 'CELL_OCCUPIED'; null for transport errors
+    this.details = message;
+    this.metadata = metadata;
+  }
+
+  /** True when the same call (same request_id) may succeed if sent again. */
+  get transient() {
+    return TRANSIENT_CODES.has(this.code);
+  }
+
+  /** True when the game's rules rejected the move (the decision stays open). */
+  get illegalMove() {
+    return this.metadata.category === 'ILLEGAL_MOVE';
+  }
+
+  /** True when this illegal move used up the allowance and the timeout policy played. */
+  get policyApplied() {
+    const used = Number(this.metadata.illegal_moves);
+    const limit = Number(this.metadata.max_illegal_moves);
+    return this.illegalMove && used >= limit;
+  }
+}
+
+/** Turn a grpc-js call error into a BotarenaError, decoding grpc-status-details-bin. */
+export function toBotarenaError(error) {
+  if (error instanceof BotarenaError) return error;
+  if (typeof error?.code !== 'number') return error; // not a call error: leave it alone
+  let reason = null;
+  let message = error.details ?? error.message;
+  let metadata = {};
+  const [bin] = error.metadata?.get('grpc-status-details-bin') ?? [];
+  if (bin) {
+    try {
+      const status = decodeStatus(bin);
+      message = status.message || message;
+      const info = status.errorInfos.find((candidate) => candidate.domain === 'botarena');
+      if (info) ({ reason, metadata } = info);
+    } catch {
+      // A status we cannot read: keep the code and the message.
+    }
+  }
+  return new BotarenaError(error.code, reason, message, metadata);
+}
+
+// google.rpc.Status {int32 code = 1; string message = 2; repeated google.protobuf.Any
+// details = 3;} whose ErrorInfo details are {string reason = 1; string domain = 2;
+// map<string, string> metadata = 3;}. These three tiny, frozen Google messages are read
+// by hand so the client needs no copy of googleapis' .proto files.
+const ERROR_INFO_TYPE = 'type.googleapis.com/google.rpc.ErrorInfo';
+
+function decodeStatus(bytes) {
+  const status = { message: '', errorInfos: [] };
+  for (const [field, value] of fields(bytes)) {
+    if (field === 2) status.message = value.toString('utf8');
+    if (field !== 3) continue;
+    let typeUrl = '';
+    let payload = Buffer.alloc(0);
+    for (const [anyField, anyValue] of fields(value)) {
+      if (anyField === 1) typeUrl = anyValue.toString('utf8');
+      if (anyField === 2) payload = anyValue;
+    }
+    if (typeUrl === ERROR_INFO_TYPE) status.errorInfos.push(decodeErrorInfo(payload));
+  }
+  return status;
+}
+
+function decodeErrorInfo(bytes) {
+  const info = { reason: '', domain: '', metadata: {} };
+  for (const [field, value] of fields(bytes)) {
+    if (field === 1) info.reason = value.toString('utf8');
+    if (field === 2) info.domain = value.toString('utf8');
+    if (field === 3) {
+      // A map entry is a message {string key = 1; string value = 2;}.
+      const entry = Object.fromEntries(fields(value));
+      info.metadata[entry[1]?.toString('utf8') ?? ''] = entry[2]?.toString('utf8') ?? '';
+    }
+  }
+  return info;
+}
+
+/** Yield [fieldNumber, value] for each field of a protobuf message (varints as numbers). */
+function* fields(bytes) {
+  let offset = 0;
+  const varint = () => {
+    let result = 0;
+    let shift = 0;
+    for (;;) {
+      const byte = bytes[offset++];
+      if (byte === undefined) throw new Error('truncated varint');
+      result += (byte & 0x7f) * 2 ** shift;
+      if (byte < 0x80) return result;
+      shift += 7;
+    }
+  };
+  while (offset < bytes.length) {
+    const key = varint();
+    const wireType = key % 8;
+    const field = Math.floor(key / 8);
+    if (wireType === 0) {
+      yield [field, varint()];
+    } else if (wireType === 2) {
+      const length = varint();
+      yield [field, bytes.subarray(offset, offset + length)];
+      offset += length;
+    } else if (wireType === 1 || wireType === 5) {
+      offset += wireType === 1 ? 8 : 4; // fixed64 / fixed32: none in these messages
+    } else {
+      throw new Error(`unsupported wire type ${wireType}`);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------- client
+
+/**
+ * A MatchService client acting for one seat (or a spectator without a token).
+ * Unary calls return promises; failures reject with BotarenaError.
+ */
+export class MatchClient {
+  /**
+   * @param {object} options
+   * @param {string} options.target  'host:port' of the server (plaintext gRPC)
+   * @param {string} [options.token] the seat token, sent as `authorization: Bearer <token>`
+   */
+  constructor({ target, token = '' }) {
+    const MatchService = loadMatchService();
+    this.stub = new MatchService(target, grpc.credentials.createInsecure());
+    this.metadata = new grpc.Metadata();
+    if (token) this.metadata.set('authorization', `Bearer ${token}`);
+  }
+
+  /** Call a unary RPC by its proto name, e.g. call('SubmitMove', {...}). */
+  call(method, request, { timeoutSeconds = 30 } = {}) {
+    const deadline = new Date(Date.now() + timeoutSeconds * 1000);
+    return new Promise((resolve, reject) => {
+      this.stub[method](request, this.metadata, { deadline }, (error, response) =>
+        error ? reject(toBotarenaError(error)) : resolve(response),
+      );
+    });
+  }
+
+  getPlayerView(match = '') {
+    return this.call('GetPlayerView', { match });
+  }
+
+  submitMove({ match = '', move, expectedStateVersion, requestId }) {
+    return this.call('SubmitMove', {
+      match,
+      move,
+      expected_state_version: expectedStateVersion,
+      request_id: requestId,
+    });
+  }
+
+  resignMatch({ match = '', requestId = newRequestId() } = {}) {
+    return this.call('ResignMatch', { match, request_id: requestId });
+  }
+
+  /**
+   * Open the event stream after `afterStateVersion`. Returns the grpc-js call: an async
+   * iterable of StreamMatchEventsResponse ({event}); iteration throws the raw grpc-js
+   * error (use toBotarenaError); call.cancel() closes it.
+   */
+  streamMatchEvents({ match = '', afterStateVersion = 0 } = {}) {
+    return this.stub.StreamMatchEvents(
+      { match, after_state_version: afterStateVersion },
+      this.metadata,
+    );
+  }
+
+  close() {
+    this.stub.close();
+  }
+}

@@ -1,0 +1,7 @@
+// botarena's JavaScript client: the MatchService client, the bot loop and the command
+// convention. See README.md.
+
+export { BotarenaError, MatchClient, PROTO_DIR, loadMatchService, newRequestId, toBotarenaError } from './client.js';
+export { DEFAULT_RECONNECT, DEFAULT_RESUBMIT, backoffSeconds, runBot, stderrLogger } from './bot.js';
+export { botMain, parseBotArguments } from './main.js';
+export { Rng } from './rng.js';
