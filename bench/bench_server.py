@@ -5,11 +5,16 @@ Usage: ``python bench/bench_server.py [--hops N] [--matches M]``
 
 Part 1, in one process on 127.0.0.1: the round trip of a move through the server (seat A
 calls SubmitMove; the time until seat B's stream delivers its DecisionRequested) against
-a raw grpc.aio echo that moves the same bytes the same way: a unary call with the sizes of
-SubmitMoveRequest/Response, and pushes onto two server streams with the sizes of the
-events the server sends (MoveApplied to both seats, DecisionRequested to B). The engine's
-own time (every Rules call the server makes) is measured apart and excluded from the
-ratio; both are printed.
+a raw grpc.aio echo that moves the same bytes the same way: a unary call carrying the
+SubmitMoveRequest/Response of the server run, and pushes onto two server streams of the
+events the server sent (MoveApplied to both seats, DecisionRequested to B). The echo
+server passes bytes through; both clients serialize and parse the same messages with the
+same types and read their streams alike (a task per stream, events timed on arrival),
+since they share the process and event loop with the server they measure.
+The engine's own time (every Rules call the server makes) is measured per hop, between
+the submit and the arrival, and subtracted per hop before the median; both are printed.
+The server and the echo run in alternating rounds, so that load from other processes
+weighs on both alike.
 
 Part 2: a server in a child process holds ``--matches`` Qwirkle matches whose two seats
 each keep an event stream open and never move on their own. It prints the server's
@@ -60,6 +65,9 @@ class TimedRules:
             finally:
                 self.seconds += time.perf_counter() - started
 
+        # Cached on the instance: later look-ups skip __getattr__ and this closure, so the
+        # wrapper adds as little as it can to the server time it is subtracted from.
+        setattr(self, name, timed)
         return timed
 
 
@@ -82,17 +90,43 @@ def _percentile(values: Sequence[float], fraction: float) -> float:
 # --------------------------------------------------------------------------- part 1
 
 
-async def _server_round_trips(hops: int) -> tuple[list[float], float, dict[str, float]]:
+class _ServerRun:
+    """What the server part measured: per hop, the round trip and the engine time in it."""
+
+    def __init__(self) -> None:
+        self.samples: list[float] = []
+        self.engine: list[float] = []
+        # Every message the clients saw, serialized after the run (not while timing): the
+        # echo replays the same bytes, and its client parses them with the same types.
+        self.requests: list[Any] = []
+        self.responses: list[Any] = []
+        self.applied: list[Any] = []
+        self.decisions: list[Any] = []
+        self.seed = 0  # the last match's seed: a later round goes on with new matches
+
+    def wire(self) -> dict[str, list[bytes]]:
+        return {
+            name: [message.SerializeToString() for message in messages]
+            for name, messages in (
+                ("request", self.requests),
+                ("response", self.responses),
+                ("applied", self.applied),
+                ("decision", self.decisions),
+            )
+        }
+
+
+async def _server_round_trips(hops: int, run: _ServerRun) -> None:
+    """Add ``hops`` samples to ``run``."""
     rules = TimedRules(QWIRKLE)
     manager = MatchManager(games=lambda name: rules)
     server, port = await create_server("127.0.0.1:0", manager=manager)
-    samples: list[float] = []
-    sizes: dict[str, list[int]] = {"request": [], "response": [], "applied": [], "decision": []}
+    hops += len(run.samples)
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
         stub = match_service_pb2_grpc.MatchServiceStub(channel)
-        seed = 0
-        while len(samples) < hops:
-            seed += 1
+        while len(run.samples) < hops:
+            run.seed += 1
+            seed = run.seed
             created = await stub.CreateMatch(
                 match_service_pb2.CreateMatchRequest(
                     config=match_pb2.MatchConfig(game=match_pb2.GAME_QWIRKLE, seed=seed)
@@ -100,64 +134,66 @@ async def _server_round_trips(hops: int) -> tuple[list[float], float, dict[str, 
             )
             name = created.match.name
             tokens = [seat.token for seat in created.seat_tokens]
-            events: asyncio.Queue[tuple[float, Any]] = asyncio.Queue()
+            events: asyncio.Queue[tuple[float, float, Any]] = asyncio.Queue()
 
             async def pump(
                 seat: int,
                 name: str = name,
                 tokens: list[str] = tokens,
-                events: asyncio.Queue[tuple[float, Any]] = events,
+                events: asyncio.Queue[tuple[float, float, Any]] = events,
             ) -> None:
                 request = match_service_pb2.StreamMatchEventsRequest(match=name)
                 metadata = _bearer(tokens[seat])
                 async for response in stub.StreamMatchEvents(request, metadata=metadata):
-                    kind = response.event.WhichOneof("kind")
-                    if kind == "decision_requested":
-                        sizes["decision"].append(response.ByteSize())
-                    elif kind == "move_applied":
-                        sizes["applied"].append(response.ByteSize())
-                    await events.put((time.perf_counter(), response.event))
+                    # The engine's clock is read with the arrival: the engine time of a
+                    # hop is what the engine spent between the submit and this arrival.
+                    await events.put((time.perf_counter(), rules.seconds, response))
 
             pumps = [asyncio.create_task(pump(seat)) for seat in (0, 1)]
-            submitted_at: float | None = None
-            while len(samples) < hops:
-                arrived, event = await events.get()
+            submitted_at: tuple[float, float] | None = None
+            while len(run.samples) < hops:
+                arrived, engine_seconds, response = await events.get()
+                event = response.event
                 kind = event.WhichOneof("kind")
+                if kind == "move_applied":
+                    run.applied.append(response)
                 if kind == "match_finished":
                     break
                 if kind != "decision_requested":
                     continue
                 if submitted_at is not None:
-                    samples.append(arrived - submitted_at)
+                    run.samples.append(arrived - submitted_at[0])
+                    run.engine.append(engine_seconds - submitted_at[1])
+                    run.decisions.append(response)
                 seat = event.decision_requested.decision.seat
                 move = _first_place(event.decision_requested.legal_moves)
                 request = match_service_pb2.SubmitMoveRequest(
                     match=name, move=move, expected_state_version=event.state_version
                 )
-                sizes["request"].append(request.ByteSize())
-                submitted_at = time.perf_counter()
-                response = await stub.SubmitMove(request, metadata=_bearer(tokens[seat]))
-                sizes["response"].append(response.ByteSize())
+                run.requests.append(request)
+                submitted_at = (time.perf_counter(), rules.seconds)
+                reply = await stub.SubmitMove(request, metadata=_bearer(tokens[seat]))
+                run.responses.append(reply)
             for task in pumps:
                 task.cancel()
             await asyncio.gather(*pumps, return_exceptions=True)
     await server.stop(None)
-    mean_sizes = {key: statistics.fmean(values) for key, values in sizes.items()}
-    engine_per_hop = rules.seconds / max(1, len(samples))
-    return samples, engine_per_hop, mean_sizes
 
 
-def _echo_handler(sizes: dict[str, float]) -> Any:
+def _echo_handler(wire: dict[str, list[bytes]]) -> Any:
     streams: dict[int, asyncio.Queue[bytes | None]] = {}
-    applied = b"a" * int(sizes["applied"])
-    decision = b"d" * int(sizes["decision"])
-    reply = b"r" * int(sizes["response"])
+    hop = 0
 
     async def submit(request: bytes, context: Any) -> bytes:
-        # The mover's stream gets the applied move; the next seat's the move and its turn.
-        streams[0].put_nowait(applied)
-        streams[1].put_nowait(applied)
-        streams[1].put_nowait(decision)
+        # The mover's stream gets the applied move; the next seat's the move and its turn:
+        # the bytes the server sent at one hop of the server run.
+        nonlocal hop
+        applied, decisions = wire["applied"], wire["decision"]
+        streams[0].put_nowait(applied[2 * hop % len(applied)])
+        streams[1].put_nowait(applied[(2 * hop + 1) % len(applied)])
+        streams[1].put_nowait(decisions[hop % len(decisions)])
+        reply = wire["response"][hop % len(wire["response"])]
+        hop += 1
         return reply
 
     async def stream(request: bytes, context: Any) -> AsyncIterator[bytes]:
@@ -180,35 +216,51 @@ def _echo_handler(sizes: dict[str, float]) -> Any:
     )
 
 
-async def _echo_round_trips(hops: int, sizes: dict[str, float]) -> list[float]:
+async def _echo_round_trips(hops: int, wire: dict[str, list[bytes]]) -> list[float]:
+    # The echo server moves raw bytes; its client does what the bots of the server run
+    # do (the client shares the process and its event loop with the server): serialize
+    # the request, parse every reply and event with the real message types.
     server = grpc.aio.server()
-    server.add_generic_rpc_handlers((_echo_handler(sizes),))
+    server.add_generic_rpc_handlers((_echo_handler(wire),))
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
     identity: Callable[[bytes], bytes] = lambda data: data  # noqa: E731
+    serialize: Callable[[Any], bytes] = lambda message: message.SerializeToString()  # noqa: E731
     samples: list[float] = []
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
         submit = channel.unary_unary(
-            "/bench.Echo/Submit", request_serializer=identity, response_deserializer=identity
+            "/bench.Echo/Submit",
+            request_serializer=serialize,
+            response_deserializer=match_service_pb2.SubmitMoveResponse.FromString,
         )
         open_stream = channel.unary_stream(
-            "/bench.Echo/Stream", request_serializer=identity, response_deserializer=identity
+            "/bench.Echo/Stream",
+            request_serializer=identity,
+            response_deserializer=match_service_pb2.StreamMatchEventsResponse.FromString,
         )
-        mover = open_stream(b"0")
-        waiter = open_stream(b"1")
+        # The same client as the server run's: a task per stream puts each event on a
+        # queue with its arrival time; the round trip ends when the turn arrives.
+        events: asyncio.Queue[tuple[float, Any]] = asyncio.Queue()
+
+        async def pump(call: Any) -> None:
+            async for response in call:
+                await events.put((time.perf_counter(), response))
+
+        calls = [open_stream(b"0"), open_stream(b"1")]  # the mover's and the next seat's
+        pumps = [asyncio.create_task(pump(call)) for call in calls]
         await asyncio.sleep(0.05)  # both streams registered
-        payload = b"q" * int(sizes["request"])
-        mover_messages = mover.__aiter__()
-        waiter_messages = waiter.__aiter__()
-        for _ in range(hops):
+        requests = [match_service_pb2.SubmitMoveRequest.FromString(r) for r in wire["request"]]
+        for hop in range(hops):
             started = time.perf_counter()
-            await submit(payload)
-            await mover_messages.__anext__()
-            await waiter_messages.__anext__()
-            await waiter_messages.__anext__()
-            samples.append(time.perf_counter() - started)
-        mover.cancel()
-        waiter.cancel()
+            await submit(requests[hop % len(requests)])
+            while True:
+                arrived, response = await events.get()
+                if response.event.WhichOneof("kind") == "decision_requested":
+                    break
+            samples.append(arrived - started)
+        for call in calls:
+            call.cancel()
+        await asyncio.gather(*pumps, return_exceptions=True)
     await server.stop(None)
     return samples
 
@@ -361,19 +413,35 @@ async def _hold_matches(count: int) -> None:
 # --------------------------------------------------------------------------- main
 
 
+_ROUNDS = 4
+
+
 async def _main(hops: int, matches: int) -> None:
-    server_samples, engine_per_hop, sizes = await _server_round_trips(hops)
-    echo_samples = await _echo_round_trips(hops, sizes)
-    server_median = statistics.median(server_samples)
+    # Alternate the two in rounds: load from other processes on a shared machine then
+    # weighs on both sides alike instead of on whichever ran while it lasted.
+    run = _ServerRun()
+    echo_samples: list[float] = []
+    for index in range(_ROUNDS):
+        share = hops // _ROUNDS + (index < hops % _ROUNDS)
+        await _server_round_trips(share, run)
+        wire = run.wire()
+        echo_samples += await _echo_round_trips(share, wire)
     echo_median = statistics.median(echo_samples)
-    server_without_engine = server_median - engine_per_hop
+    # Engine time varies a lot from hop to hop (the legal moves of a turn), so it is
+    # subtracted per hop, before taking the median.
+    without_engine = [total - engine for total, engine in zip(run.samples, run.engine, strict=True)]
+    server_without_engine = statistics.median(without_engine)
+    sizes = {name: statistics.fmean(map(len, messages)) for name, messages in wire.items()}
     print(f"== round trip of a move, {hops} hops each (median)")
     print(
         "message sizes (bytes): " + ", ".join(f"{key} {value:.0f}" for key, value in sizes.items())
     )
     print(f"raw grpc.aio echo            {1e6 * echo_median:8.0f} us")
-    print(f"server, submit -> next turn  {1e6 * server_median:8.0f} us")
-    print(f"  of which engine (mean)     {1e6 * engine_per_hop:8.0f} us")
+    print(f"server, submit -> next turn  {1e6 * statistics.median(run.samples):8.0f} us")
+    print(
+        f"  of which engine            {1e6 * statistics.median(run.engine):8.0f} us"
+        f"  (mean {1e6 * statistics.fmean(run.engine):.0f} us)"
+    )
     print(f"  server without engine      {1e6 * server_without_engine:8.0f} us")
     print(
         f"overhead over raw echo, engine excluded: "
@@ -381,7 +449,8 @@ async def _main(hops: int, matches: int) -> None:
     )
     print(
         f"p99: echo {1e6 * _percentile(echo_samples, 0.99):.0f} us, "
-        f"server {1e6 * _percentile(server_samples, 0.99):.0f} us"
+        f"server {1e6 * _percentile(run.samples, 0.99):.0f} us, "
+        f"server without engine {1e6 * _percentile(without_engine, 0.99):.0f} us"
     )
     if matches:
         await _hold_matches(matches)

@@ -104,3 +104,20 @@ def test_legal_moves_from_cached_wire_bytes_equal_the_plain_encoding() -> None:
         plain = [CODEC.encode_move(move, redact=False) for move in moves]
         assert [m.SerializeToString() for m in fast] == [m.SerializeToString() for m in plain]
         state = QWIRKLE.apply(state, seat, moves[-1 if len(moves) < 2 else 1])
+
+
+def test_legal_moves_appended_in_one_parse_equal_the_plain_encoding() -> None:
+    from botarena.server.games.qwirkle import QWIRKLE, QwirkleConfig
+
+    state = QWIRKLE.new_match(QwirkleConfig(), 3, 8)
+    for turn in range(12):
+        seat = next(iter(QWIRKLE.to_act(state)))
+        moves = QWIRKLE.legal_moves(state, seat)
+        for _ in range(2):  # the second round is served from the caches
+            out = match_pb2.DecisionRequested()
+            out.decision.seat = seat  # a field set before must survive the merge
+            CODEC.add_legal_moves(moves, out, "legal_moves")
+            plain = [CODEC.encode_move(move, redact=False) for move in moves]
+            assert list(out.legal_moves) == plain
+            assert out.decision.seat == seat
+        state = QWIRKLE.apply(state, seat, moves[turn % len(moves)])

@@ -218,7 +218,7 @@ class Match:
         self.end_time: float | None = None
         self._decision_ids = 0
         self._forfeits = 0
-        self._legal_cache: dict[Seat, tuple[int, Sequence[Any], dict[Any, Any] | None]] = {}
+        self._legal_cache: dict[Seat, tuple[int, Sequence[Any]]] = {}
         if tokens is None:
             # A token names its match ("{match_id}.{secret}"), so a bot needs only the
             # server and its token (docs/bots.md); the secret part is what authenticates.
@@ -292,7 +292,7 @@ class Match:
 
     def legal_moves(self, seat: Seat) -> Sequence[Any]:
         """Return the seat's legal moves now (cached per state version)."""
-        return self._legal(seat)[1]
+        return self._legal(seat)
 
     def next_deadline(self) -> float | None:
         """Return the earliest pending deadline (monotonic), or ``None``."""
@@ -456,27 +456,17 @@ class Match:
     def _annotated(self, seat: Seat, move: object) -> object:
         # Engines put annotations (a Qwirkle placement's score) on the moves they list;
         # record the listed twin of the submitted move so the log and the answer carry them.
-        version, moves, index = self._legal(seat)
-        if index is None:
-            index = {}
-            try:
-                for candidate in moves:
-                    index.setdefault(candidate, candidate)
-            except TypeError:  # unhashable moves: fall back to a scan
-                return next((candidate for candidate in moves if candidate == move), move)
-            self._legal_cache[seat] = (version, moves, index)
-        try:
-            return index.get(move, move)
-        except TypeError:
-            return move
+        # A scan, not an index: this runs once per decision, and a scan stops at the twin
+        # where an index hashes every move (a Python-level __hash__ for dataclass moves).
+        return next((candidate for candidate in self._legal(seat) if candidate == move), move)
 
-    def _legal(self, seat: Seat) -> tuple[int, Sequence[Any], dict[Any, Any] | None]:
+    def _legal(self, seat: Seat) -> Sequence[Any]:
         cached = self._legal_cache.get(seat)
         if cached is None or cached[0] != self.state_version:
             moves = self.rules.legal_moves(self.state, seat) if seat in self.pending else ()
-            cached = (self.state_version, moves, None)
+            cached = (self.state_version, moves)
             self._legal_cache[seat] = cached
-        return cached
+        return cached[1]
 
     def _settle_clock(
         self, seat: Seat, decision: PendingDecision, think: float, *, timed_out: bool

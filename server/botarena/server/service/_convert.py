@@ -36,9 +36,9 @@ from botarena.v1 import match_pb2
 
 __all__ = [
     "MAX_ID_LENGTH",
+    "EventEncoder",
     "decode_settings",
     "encode_decision",
-    "encode_event",
     "encode_match",
     "match_id_of",
     "match_name",
@@ -209,44 +209,70 @@ def encode_decision(decision: PendingDecision, out: match_pb2.Decision) -> None:
 
 
 def encode_view(
-    match: Match, state: Any, seat: Seat | None, *, with_history: bool
-) -> match_pb2.PlayerView:
-    """Return the view of ``state`` for ``seat`` (``None``: spectator)."""
+    match: Match, state: Any, seat: Seat | None, *, with_history: bool, out: match_pb2.PlayerView
+) -> None:
+    """Write the view of ``state`` for ``seat`` (``None``: spectator) into the empty ``out``."""
     codec = codec_for_game(match.settings.game)
-    return codec.encode_view(match.rules.view(state, seat), seat, with_history=with_history)
+    codec.encode_view(match.rules.view(state, seat), seat, with_history=with_history, out=out)
 
 
-def encode_event(match: Match, item: StreamItem, viewer: Seat | None) -> match_pb2.MatchEvent:
-    """Return one stream item as ``viewer`` may see it."""
-    codec = codec_for_game(match.settings.game)
-    event = match_pb2.MatchEvent(state_version=item.state_version)
-    if item.decision is not None:
-        decision = item.decision
-        requested_time = decision.deadline_time - decision.move_time_limit - decision.time_bank
-        set_timestamp(event.time, requested_time)
-        requested = event.decision_requested
-        encode_decision(item.decision, requested.decision)
-        requested.view.CopyFrom(encode_view(match, item.state, viewer, with_history=False))
-        requested.legal_moves.extend(codec.encode_moves(item.legal_moves))
-        return event
-    entry: LogEntry | None = item.entry
-    if entry is None:
-        raise ValueError("a stream item holds an entry or a decision")
-    set_timestamp(event.time, entry.time)
-    if entry.kind is EventKind.MATCH_STARTED:
-        encode_match(match, event.match_started.match, at_start=True)
-    elif entry.kind is EventKind.MOVE_APPLIED:
-        applied = event.move_applied
-        applied.seat = entry.seat or 0
-        # RULES.md (Qwirkle): after the match ends the full log may be public.
-        redact = viewer != entry.seat and not match.finished
-        applied.move.CopyFrom(codec.encode_move(entry.move, redact=redact))
-        applied.by_timeout_policy = entry.by_timeout
-        set_duration(applied.think_time, entry.think_time or 0.0)
-        applied.view.CopyFrom(encode_view(match, item.state, viewer, with_history=False))
-    elif entry.kind is EventKind.SEAT_FORFEITED:
-        event.seat_forfeited.seat = entry.seat or 0
-        event.seat_forfeited.reason = entry.reason or ""
-    elif entry.result is not None:
-        _encode_outcome(entry.result, event.match_finished.outcome)
-    return event
+class EventEncoder:
+    """Encodes the stream items of one subscriber of one match, as ``viewer`` may see them.
+
+    A seat's stream carries the view of one version twice in a row: in the ``MoveApplied``
+    that reaches it and in the ``DecisionRequested`` that follows. The encoder keeps the
+    last view it built and copies it (a C-level copy) instead of building it again.
+
+    Args:
+        match: The match the items come from.
+        viewer: The subscriber's seat, ``None`` for a spectator.
+    """
+
+    def __init__(self, match: Match, viewer: Seat | None) -> None:
+        self._match = match
+        self._viewer = viewer
+        self._codec = codec_for_game(match.settings.game)
+        self._last_view: tuple[Any, match_pb2.PlayerView] | None = None
+
+    def encode(self, item: StreamItem, out: match_pb2.MatchEvent) -> None:
+        """Write one stream item into the empty ``out``."""
+        match, codec = self._match, self._codec
+        out.state_version = item.state_version
+        if item.decision is not None:
+            decision = item.decision
+            requested_time = decision.deadline_time - decision.move_time_limit - decision.time_bank
+            set_timestamp(out.time, requested_time)
+            requested = out.decision_requested
+            encode_decision(decision, requested.decision)
+            self._view(item.state, requested.view)
+            codec.add_legal_moves(item.legal_moves, requested, "legal_moves")
+            return
+        entry: LogEntry | None = item.entry
+        if entry is None:
+            raise ValueError("a stream item holds an entry or a decision")
+        set_timestamp(out.time, entry.time)
+        if entry.kind is EventKind.MATCH_STARTED:
+            encode_match(match, out.match_started.match, at_start=True)
+        elif entry.kind is EventKind.MOVE_APPLIED:
+            applied = out.move_applied
+            applied.seat = entry.seat or 0
+            # RULES.md (Qwirkle): after the match ends the full log may be public.
+            redact = self._viewer != entry.seat and not match.finished
+            applied.move.CopyFrom(codec.encode_move(entry.move, redact=redact))
+            applied.by_timeout_policy = entry.by_timeout
+            set_duration(applied.think_time, entry.think_time or 0.0)
+            self._view(item.state, applied.view)
+        elif entry.kind is EventKind.SEAT_FORFEITED:
+            out.seat_forfeited.seat = entry.seat or 0
+            out.seat_forfeited.reason = entry.reason or ""
+        elif entry.result is not None:
+            _encode_outcome(entry.result, out.match_finished.outcome)
+
+    def _view(self, state: Any, out: match_pb2.PlayerView) -> None:
+        # Engine states are immutable: the same state object means the same view.
+        last = self._last_view
+        if last is not None and last[0] is state:
+            out.CopyFrom(last[1])
+            return
+        encode_view(self._match, state, self._viewer, with_history=False, out=out)
+        self._last_view = (state, out)

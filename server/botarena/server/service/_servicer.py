@@ -26,10 +26,10 @@ from botarena.server.match import (
 )
 from botarena.server.service._auth import bearer_token
 from botarena.server.service._convert import (
+    EventEncoder,
     check_request_id,
     decode_settings,
     encode_decision,
-    encode_event,
     encode_match,
     encode_view,
     match_id_of,
@@ -156,11 +156,11 @@ class MatchServicer:
         bind_contextvars(match=match_id, seat=seat, state_version=match.state_version)
         response = match_service_pb2.GetPlayerViewResponse(state_version=match.state_version)
         response.seats_to_act.extend(match.seats_to_act())
-        response.view.CopyFrom(encode_view(match, match.state, seat, with_history=True))
+        encode_view(match, match.state, seat, with_history=True, out=response.view)
         if seat is not None and (decision := match.pending.get(seat)) is not None:
             encode_decision(decision, response.decision)
             codec = codec_for_game(match.settings.game)
-            response.legal_moves.extend(codec.encode_moves(match.legal_moves(seat)))
+            codec.add_legal_moves(match.legal_moves(seat), response, "legal_moves")
         encode_match(match, response.match)
         return response
 
@@ -220,8 +220,11 @@ class MatchServicer:
         match = self.manager.get(match_id)
         seat = self._seat_of(match, context)
         bind_contextvars(match=match_id, seat=seat, state_version=request.after_state_version)
+        encoder = EventEncoder(match, seat)
         async for item in self.manager.stream(match_id, seat, request.after_state_version):
-            yield match_service_pb2.StreamMatchEventsResponse(event=encode_event(match, item, seat))
+            response = match_service_pb2.StreamMatchEventsResponse()
+            encoder.encode(item, response.event)  # built in place: no copy of the event
+            yield response
 
 
 def _match_id(name: str, context: Context) -> str:

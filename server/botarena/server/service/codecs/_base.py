@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from google.protobuf import duration_pb2, timestamp_pb2
+from google.protobuf.message import Message
 
 from botarena.server.games import Seat
 from botarena.server.match import InvalidRequestError
@@ -69,10 +70,18 @@ class GameCodec(Protocol):
         """Return the messages of a seat's own legal moves."""
         ...
 
+    def add_legal_moves(self, moves: Sequence[object], out: Message, field: str) -> None:
+        """Append the messages of a seat's own legal moves to ``out``'s repeated ``field``.
+
+        The hot path of every decision; the result equals extending ``field`` with
+        :meth:`encode_moves`.
+        """
+        ...
+
     def encode_view(
-        self, view: object, seat: Seat | None, *, with_history: bool
-    ) -> match_pb2.PlayerView:
-        """Return an engine view as a message for ``seat`` (``None``: spectator)."""
+        self, view: object, seat: Seat | None, *, with_history: bool, out: match_pb2.PlayerView
+    ) -> None:
+        """Write an engine view for ``seat`` (``None``: spectator) into the empty ``out``."""
         ...
 
 
