@@ -7,7 +7,7 @@ import importlib
 import pytest
 
 from botarena import bots
-from botarena.bots import BUILTIN_BOTS, GreedyQwirkleBot, RandomBot, get_bot
+from botarena.bots import BUILTIN_BOTS, GreedyQwirkleBot, HeuristicQwixxBot, RandomBot, get_bot
 from botarena.clients import Bot
 
 
@@ -18,6 +18,7 @@ def test_public_names_are_pinned() -> None:
             "DEFAULT_EXCHANGE_THRESHOLD",
             "BuiltinBot",
             "GreedyQwirkleBot",
+            "HeuristicQwixxBot",
             "RandomBot",
             "UnsupportedGameError",
             "get_bot",
@@ -25,10 +26,11 @@ def test_public_names_are_pinned() -> None:
     )
 
 
-def test_the_registry_names_random_and_greedy() -> None:
-    assert sorted(BUILTIN_BOTS) == ["greedy", "random"]
+def test_the_registry_names_random_greedy_and_heuristic() -> None:
+    assert sorted(BUILTIN_BOTS) == ["greedy", "heuristic", "random"]
     assert isinstance(get_bot("random"), RandomBot)
     assert isinstance(get_bot("greedy"), GreedyQwirkleBot)
+    assert isinstance(get_bot("heuristic"), HeuristicQwixxBot)
     assert get_bot("random") is not get_bot("random")
 
 
@@ -45,8 +47,10 @@ def test_random_plays_every_game_and_greedy_only_qwirkle() -> None:
     assert BUILTIN_BOTS["random"].plays("qwixx")
     assert BUILTIN_BOTS["greedy"].plays("qwirkle")
     assert not BUILTIN_BOTS["greedy"].plays("qwixx")
+    assert BUILTIN_BOTS["heuristic"].plays("qwixx")
+    assert not BUILTIN_BOTS["heuristic"].plays("qwirkle")
 
 
 def test_an_unknown_name_lists_the_builtin_bots() -> None:
-    with pytest.raises(KeyError, match="greedy, random"):
+    with pytest.raises(KeyError, match="greedy, heuristic, random"):
         get_bot("alphazero")

@@ -95,13 +95,13 @@ def test_node_random_plays_qwirkle_against_python_random(
     _assert_clean_run(results, 4)
 
 
-# TODO(issue 6): the server hosts no Qwixx yet. Once it does, play a Qwixx match with the
-# Node random bot (e.g. `--game qwixx --bot node-random=... --bot random --bot random`)
-# and assert a clean run as above; until then this test is skipped, not faked.
-@pytest.mark.skip(reason="TODO(issue 6): Qwixx is not on the server yet")
-def test_node_random_plays_qwixx(tmp_path: Path, node_bots: dict[str, str]) -> None:
+def test_node_random_plays_qwixx_against_two_python_randoms(
+    tmp_path: Path, node_bots: dict[str, str]
+) -> None:
     results = _run(
         tmp_path, "--game", "qwixx", "--bot", f"node-random={node_bots['random']}",
-        "--bot", "random", "--games", "4",
+        "--bot", "random", "--bot", "random", "--games", "3",
     )  # fmt: skip
-    _assert_clean_run(results, 4)
+    _assert_clean_run(results, 3)
+    assert results["bots"][0]["name"] == "node-random"
+    assert all(len(game["bots"]) == 3 for game in results["games"])

@@ -194,7 +194,7 @@ CASES: list[tuple[str, Call, grpc.StatusCode, str]] = [
     ("create-no-game", _create(), grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST"),
     (
         "create-unhosted-game",
-        _create(game=match_pb2.GAME_QWIXX),
+        _create(game=match_pb2.GAME_QUEENDOMINO),
         grpc.StatusCode.INVALID_ARGUMENT,
         "UNKNOWN_GAME",
     ),

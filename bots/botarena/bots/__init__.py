@@ -3,9 +3,12 @@
 * :class:`RandomBot` (``random``): a uniformly random legal move, for every game.
 * :class:`GreedyQwirkleBot` (``greedy``): Qwirkle's highest-scoring placement, with the
   exchange rule documented in its module.
+* :class:`HeuristicQwixxBot` (``heuristic``): Qwixx marks that skip few numbers, penalties
+  only when every mark skips too many, locks only when ahead (rule in its module).
 
 Each is also a command following the bot executable convention (docs/bots.md):
-``python -m botarena.bots.random`` and ``python -m botarena.bots.greedy``.
+``python -m botarena.bots.random``, ``python -m botarena.bots.greedy`` and
+``python -m botarena.bots.heuristic``.
 :data:`BUILTIN_BOTS` lists them by name for the match runner.
 """
 
@@ -16,6 +19,7 @@ from botarena.bots._greedy import (
     GreedyQwirkleBot,
     UnsupportedGameError,
 )
+from botarena.bots._heuristic import HeuristicQwixxBot
 from botarena.bots._random import RandomBot
 from botarena.bots._registry import BUILTIN_BOTS, BuiltinBot, get_bot
 
@@ -24,6 +28,7 @@ __all__ = [
     "DEFAULT_EXCHANGE_THRESHOLD",
     "BuiltinBot",
     "GreedyQwirkleBot",
+    "HeuristicQwixxBot",
     "RandomBot",
     "UnsupportedGameError",
     "get_bot",

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from botarena.bots._greedy import GreedyQwirkleBot
+from botarena.bots._heuristic import HeuristicQwixxBot
 from botarena.bots._random import RandomBot
 from botarena.clients import Bot
 
@@ -55,6 +56,13 @@ BUILTIN_BOTS: Mapping[str, BuiltinBot] = MappingProxyType(
                 games=frozenset({"qwirkle"}),
                 factory=GreedyQwirkleBot,
                 module="botarena.bots.greedy",
+            ),
+            BuiltinBot(
+                name="heuristic",
+                summary="marks what skips little, avoids penalties, locks when ahead (Qwixx)",
+                games=frozenset({"qwixx"}),
+                factory=HeuristicQwixxBot,
+                module="botarena.bots.heuristic",
             ),
         )
     }

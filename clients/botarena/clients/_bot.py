@@ -222,6 +222,11 @@ class _SeatPlayer:
         self.resubmit = resubmit
         self.seat = -1
         self.last_version = 0
+        # The version of the last entry that closed one of this seat's decisions (its own
+        # move, applied by itself or by the timeout policy, or its forfeit). Other seats'
+        # entries do not: in a simultaneous decision (Qwixx's action 1) they arrive while
+        # this seat's decision is still open, and the server accepts the answer.
+        self.own_version = 0
         self.finished = False
         # The one-slot mailbox between the follower and the decider.
         self.mailbox: match_pb2.MatchEvent | None = None
@@ -311,6 +316,10 @@ class _SeatPlayer:
                 self.mail.set()
             return None
         self.last_version = max(self.last_version, event.state_version)
+        if (kind == "move_applied" and event.move_applied.seat == self.seat) or (
+            kind == "seat_forfeited" and event.seat_forfeited.seat == self.seat
+        ):
+            self.own_version = max(self.own_version, event.state_version)
         if kind == "match_started":
             on_match_start = getattr(self.bot, "on_match_start", None)
             if on_match_start is not None:
@@ -323,8 +332,8 @@ class _SeatPlayer:
     # ------------------------------------------------------------------ decider
 
     def superseded(self, version: int) -> bool:
-        """True once the stream has shown an entry after ``version`` (the decision is gone)."""
-        return self.finished or self.last_version > version
+        """True once the stream has closed the decision of ``version`` (or the match ended)."""
+        return self.finished or self.own_version > version
 
     async def decide_forever(self) -> None:
         while True:

@@ -110,6 +110,10 @@ class SeatPlayer {
     this.log = options.log ?? stderrLogger();
     this.seat = -1;
     this.lastVersion = 0; // the last log entry seen: where a resumed stream starts
+    // The last entry that closed one of this seat's decisions (its own move, by itself or
+    // by the timeout policy, or its forfeit). Other seats' entries do not: in a
+    // simultaneous decision (Qwixx's action 1) they arrive while this seat's is open.
+    this.ownVersion = 0;
     this.finished = false;
     this.stopped = false; // set when play() is over: both loops then return
     this.stream = null; // the open stream call, so that play() can cancel it
@@ -215,6 +219,12 @@ class SeatPlayer {
       return null;
     }
     this.lastVersion = Math.max(this.lastVersion, event.state_version);
+    if (
+      (event.kind === 'move_applied' && event.move_applied.seat === this.seat) ||
+      (event.kind === 'seat_forfeited' && event.seat_forfeited.seat === this.seat)
+    ) {
+      this.ownVersion = Math.max(this.ownVersion, event.state_version);
+    }
     if (event.kind === 'match_started') {
       await this.bot.onMatchStart?.(event.match_started.match, this.seat);
     } else if (event.kind === 'match_finished') {
@@ -227,9 +237,9 @@ class SeatPlayer {
 
   // -------------------------------------------------------------------- decider
 
-  /** True once the stream has shown a log entry after `version`: the decision is gone. */
+  /** True once the stream has closed the decision of `version` (or the match ended). */
   superseded(version) {
-    return this.finished || this.lastVersion > version;
+    return this.finished || this.ownVersion > version;
   }
 
   async decideForever() {

@@ -4,6 +4,7 @@ isort:skip_file
 """
 
 from botarena.v1 import qwirkle_pb2 as _qwirkle_pb2
+from botarena.v1 import qwixx_pb2 as _qwixx_pb2
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import duration_pb2 as _duration_pb2
@@ -68,7 +69,7 @@ class _TimeoutPolicyEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Timeout
     """The server plays the game's documented default move for the seat (Qwirkle: the
     highest-scoring placement, ties to the first in legal-move order, else an exchange of
     the whole rack (when the bag holds fewer tiles, of the rack's first tiles in tile
-    order, as many as the bag holds), else a pass) and the match goes on.
+    order, as many as the bag holds), else a pass; Qwixx: decline) and the match goes on.
     """
 
 class TimeoutPolicy(_TimeoutPolicy, metaclass=_TimeoutPolicyEnumTypeWrapper):
@@ -84,7 +85,7 @@ TIMEOUT_POLICY_DEFAULT_MOVE: TimeoutPolicy.ValueType  # 2
 """The server plays the game's documented default move for the seat (Qwirkle: the
 highest-scoring placement, ties to the first in legal-move order, else an exchange of
 the whole rack (when the bag holds fewer tiles, of the rack's first tiles in tile
-order, as many as the bag holds), else a pass) and the match goes on.
+order, as many as the bag holds), else a pass; Qwixx: decline) and the match goes on.
 """
 Global___TimeoutPolicy: _TypeAlias = TimeoutPolicy  # noqa: Y015
 
@@ -173,6 +174,7 @@ class MatchConfig(_message.Message):
     POLICIES_FIELD_NUMBER: _builtins.int
     SEAT_NAMES_FIELD_NUMBER: _builtins.int
     QWIRKLE_FIELD_NUMBER: _builtins.int
+    QWIXX_FIELD_NUMBER: _builtins.int
     game: Global___Game.ValueType
     """The game; required when creating a match."""
     seat_count: _builtins.int
@@ -199,6 +201,10 @@ class MatchConfig(_message.Message):
     def qwirkle(self) -> _qwirkle_pb2.QwirkleConfig:
         """Qwirkle options."""
 
+    @_builtins.property
+    def qwixx(self) -> _qwixx_pb2.QwixxConfig:
+        """Qwixx options."""
+
     def __init__(
         self,
         *,
@@ -209,14 +215,15 @@ class MatchConfig(_message.Message):
         policies: Global___MatchPolicies | None = ...,
         seat_names: _abc.Iterable[_builtins.str] | None = ...,
         qwirkle: _qwirkle_pb2.QwirkleConfig | None = ...,
+        qwixx: _qwixx_pb2.QwixxConfig | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "game_config", b"game_config", "policies", b"policies", "qwirkle", b"qwirkle", "seed", b"seed", "time_control", b"time_control"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "game_config", b"game_config", "policies", b"policies", "qwirkle", b"qwirkle", "qwixx", b"qwixx", "seed", b"seed", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "game", b"game", "game_config", b"game_config", "policies", b"policies", "qwirkle", b"qwirkle", "seat_count", b"seat_count", "seat_names", b"seat_names", "seed", b"seed", "time_control", b"time_control"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "game", b"game", "game_config", b"game_config", "policies", b"policies", "qwirkle", b"qwirkle", "qwixx", b"qwixx", "seat_count", b"seat_count", "seat_names", b"seat_names", "seed", b"seed", "time_control", b"time_control"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
-    _WhichOneofReturnType_game_config: _TypeAlias = _typing.Literal["qwirkle"]  # noqa: Y015
+    _WhichOneofReturnType_game_config: _TypeAlias = _typing.Literal["qwirkle", "qwixx"]  # noqa: Y015
     _WhichOneofArgType_game_config: _TypeAlias = _typing.Literal["game_config", b"game_config"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__seed) -> _WhichOneofReturnType__seed | None: ...
@@ -232,20 +239,26 @@ class Move(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     QWIRKLE_FIELD_NUMBER: _builtins.int
+    QWIXX_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def qwirkle(self) -> _qwirkle_pb2.QwirkleMove:
         """A Qwirkle move."""
+
+    @_builtins.property
+    def qwixx(self) -> _qwixx_pb2.QwixxMove:
+        """A Qwixx move."""
 
     def __init__(
         self,
         *,
         qwirkle: _qwirkle_pb2.QwirkleMove | None = ...,
+        qwixx: _qwixx_pb2.QwixxMove | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["game_move", b"game_move", "qwirkle", b"qwirkle"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game_move", b"game_move", "qwirkle", b"qwirkle", "qwixx", b"qwixx"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_move", b"game_move", "qwirkle", b"qwirkle"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_move", b"game_move", "qwirkle", b"qwirkle", "qwixx", b"qwixx"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game_move: _TypeAlias = _typing.Literal["qwirkle"]  # noqa: Y015
+    _WhichOneofReturnType_game_move: _TypeAlias = _typing.Literal["qwirkle", "qwixx"]  # noqa: Y015
     _WhichOneofArgType_game_move: _TypeAlias = _typing.Literal["game_move", b"game_move"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game_move) -> _WhichOneofReturnType_game_move | None: ...
 
@@ -261,25 +274,31 @@ class PlayerView(_message.Message):
 
     SEAT_FIELD_NUMBER: _builtins.int
     QWIRKLE_FIELD_NUMBER: _builtins.int
+    QWIXX_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat this view belongs to; unset for a spectator."""
     @_builtins.property
     def qwirkle(self) -> _qwirkle_pb2.QwirkleView:
         """A Qwirkle view."""
 
+    @_builtins.property
+    def qwixx(self) -> _qwixx_pb2.QwixxView:
+        """A Qwixx view."""
+
     def __init__(
         self,
         *,
         seat: _builtins.int | None = ...,
         qwirkle: _qwirkle_pb2.QwirkleView | None = ...,
+        qwixx: _qwixx_pb2.QwixxView | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "game_view", b"game_view", "qwirkle", b"qwirkle", "seat", b"seat"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "game_view", b"game_view", "qwirkle", b"qwirkle", "qwixx", b"qwixx", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "game_view", b"game_view", "qwirkle", b"qwirkle", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "game_view", b"game_view", "qwirkle", b"qwirkle", "qwixx", b"qwixx", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
-    _WhichOneofReturnType_game_view: _TypeAlias = _typing.Literal["qwirkle"]  # noqa: Y015
+    _WhichOneofReturnType_game_view: _TypeAlias = _typing.Literal["qwirkle", "qwixx"]  # noqa: Y015
     _WhichOneofArgType_game_view: _TypeAlias = _typing.Literal["game_view", b"game_view"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...

@@ -96,6 +96,23 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """No exchange is possible now (empty bag, or the opening move)."""
     ERROR_REASON_PASS_NOT_ALLOWED: _ErrorReason.ValueType  # 114
     """A pass is legal only when the bag is empty and no placement is possible."""
+    ERROR_REASON_WRONG_ACTION: _ErrorReason.ValueType  # 200
+    """Illegal Qwixx moves (metadata["category"] = "ILLEGAL_MOVE"); the RULES.md section
+    each enforces is in parentheses. Qwixx also answers NOT_YOUR_TURN (another seat's
+    action 2, or a second action-1 choice of one seat) and MATCH_FINISHED.
+
+    A colour-sum move in action 1 or a white-sum move in action 2 (A turn).
+    """
+    ERROR_REASON_NOT_ACTIVE_SEAT: _ErrorReason.ValueType  # 201
+    """A seat other than the active one offered a colour-sum mark (A turn, 2)."""
+    ERROR_REASON_WRONG_SUM: _ErrorReason.ValueType  # 202
+    """An action-1 mark of a number other than the white sum (A turn, 1)."""
+    ERROR_REASON_ROW_LOCKED: _ErrorReason.ValueType  # 203
+    """The row is locked: nobody may mark it and its die is out of play (Marking)."""
+    ERROR_REASON_NUMBER_NOT_AVAILABLE: _ErrorReason.ValueType  # 204
+    """The number is already marked or lies left of the row's right-most mark (Marking)."""
+    ERROR_REASON_LOCK_NEEDS_FIVE_MARKS: _ErrorReason.ValueType  # 205
+    """The row's last number with fewer than five marks in that row (Marking)."""
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """The closed list of ErrorInfo.reason values the service returns."""
@@ -170,6 +187,23 @@ ERROR_REASON_EXCHANGE_NOT_ALLOWED: ErrorReason.ValueType  # 113
 """No exchange is possible now (empty bag, or the opening move)."""
 ERROR_REASON_PASS_NOT_ALLOWED: ErrorReason.ValueType  # 114
 """A pass is legal only when the bag is empty and no placement is possible."""
+ERROR_REASON_WRONG_ACTION: ErrorReason.ValueType  # 200
+"""Illegal Qwixx moves (metadata["category"] = "ILLEGAL_MOVE"); the RULES.md section
+each enforces is in parentheses. Qwixx also answers NOT_YOUR_TURN (another seat's
+action 2, or a second action-1 choice of one seat) and MATCH_FINISHED.
+
+A colour-sum move in action 1 or a white-sum move in action 2 (A turn).
+"""
+ERROR_REASON_NOT_ACTIVE_SEAT: ErrorReason.ValueType  # 201
+"""A seat other than the active one offered a colour-sum mark (A turn, 2)."""
+ERROR_REASON_WRONG_SUM: ErrorReason.ValueType  # 202
+"""An action-1 mark of a number other than the white sum (A turn, 1)."""
+ERROR_REASON_ROW_LOCKED: ErrorReason.ValueType  # 203
+"""The row is locked: nobody may mark it and its die is out of play (Marking)."""
+ERROR_REASON_NUMBER_NOT_AVAILABLE: ErrorReason.ValueType  # 204
+"""The number is already marked or lies left of the row's right-most mark (Marking)."""
+ERROR_REASON_LOCK_NEEDS_FIVE_MARKS: ErrorReason.ValueType  # 205
+"""The row's last number with fewer than five marks in that row (Marking)."""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015
 
 @_typing.final

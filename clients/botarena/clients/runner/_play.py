@@ -35,7 +35,10 @@ __all__ = ["GAMES", "REPLAY_SCHEMA_VERSION", "GameOptions", "play_game"]
 
 REPLAY_SCHEMA_VERSION = 1
 
-GAMES: dict[str, match_pb2.Game.ValueType] = {"qwirkle": match_pb2.GAME_QWIRKLE}
+GAMES: dict[str, match_pb2.Game.ValueType] = {
+    "qwirkle": match_pb2.GAME_QWIRKLE,
+    "qwixx": match_pb2.GAME_QWIXX,
+}
 """The games the runner can play, by registry name."""
 
 _STREAM_ATTEMPTS = 5

@@ -72,6 +72,10 @@ def hooks_for(game: str) -> GameHooks:
         from botarena.server.match._qwirkle import QwirkleHooks
 
         factory = _REGISTRY.setdefault(game, QwirkleHooks)
+    elif factory is None and game == "qwixx":
+        from botarena.server.match._qwixx import QwixxHooks
+
+        factory = _REGISTRY.setdefault(game, QwixxHooks)
     return factory() if factory is not None else GenericHooks()
 
 

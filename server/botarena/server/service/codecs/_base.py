@@ -89,8 +89,9 @@ def _codecs() -> tuple[GameCodec, ...]:
     # Imported here: each game's codec imports its engine, and this module is imported
     # by the codec modules themselves.
     from botarena.server.service.codecs.qwirkle import QwirkleCodec
+    from botarena.server.service.codecs.qwixx import QwixxCodec
 
-    return (QwirkleCodec(),)
+    return (QwirkleCodec(), QwixxCodec())
 
 
 _BY_GAME: dict[str, GameCodec] = {}
