@@ -123,4 +123,4 @@ def test_the_match_layer_declines_for_a_seat_that_timed_out() -> None:
 
 
 def _fields(state: QwixxState) -> dict[str, object]:
-    return {name: getattr(state, name) for name in QwixxState.__dataclass_fields__}
+    return state._asdict()

@@ -44,7 +44,7 @@ def play(seed: int, seats: int, decisions: int, choice_seed: int = 0) -> QwixxSt
 
 def alternatives(state: QwixxState, seat: int) -> tuple[WhiteSumChoice, ...]:
     """Return every action-1 choice ``seat`` could have sealed in ``state``."""
-    undecided = replace(state, choices=(None,) * state.seats)
+    undecided = state._replace(choices=(None,) * state.seats)
     moves = QWIXX.legal_moves(undecided, seat)
     return tuple(move for move in moves if isinstance(move, (MarkWhiteSum, Decline)))
 
@@ -122,7 +122,7 @@ def test_sealed_choices_never_leak_into_another_seats_view(
         for other in alternatives(state, seat):
             choices = list(state.choices)
             choices[seat] = other
-            changed = replace(state, choices=tuple(choices))
+            changed = state._replace(choices=tuple(choices))
             for viewer in [None, *range(seats)]:
                 if viewer == seat:
                     assert QWIXX.view(changed, viewer).own_choice == other
@@ -139,8 +139,7 @@ def test_no_view_shows_any_pending_choice_but_the_viewers_own(
     # pending choice removed.
     state = play(seed, seats, decisions, choice_seed=seed + 1)
     for viewer in [None, *range(seats)]:
-        stripped = replace(
-            state,
+        stripped = state._replace(
             choices=tuple(
                 choice if seat == viewer else None for seat, choice in enumerate(state.choices)
             ),

@@ -340,8 +340,8 @@ class QwixxRules:
             choices = list(state.choices)
             choices[seat] = choice
             if None in choices:
-                # The hot path (most decisions): built directly, as dataclasses.replace
-                # costs more than the rest of apply together (bench/bench_qwixx.py).
+                # The hot path (most decisions): built directly, as _replace costs
+                # more than the rest of apply together (bench/bench_qwixx.py).
                 return QwixxState(
                     state.config,
                     state.seed,
