@@ -102,6 +102,8 @@ def test_wheel_contains_only_the_botarena_namespace(tmp_path: Path) -> None:
         "botarena/v1/qwirkle_pb2.py",
         "botarena/v1/qwirkle.proto",
         "botarena/server/games/_core.py",
+        "botarena/server/games/queendomino/data/dominoes.json",
+        "botarena/server/games/queendomino/data/buildings.json",
         "botarena/clients/py.typed",
         "botarena/bots/__init__.py",
     ):
