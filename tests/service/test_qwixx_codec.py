@@ -17,6 +17,7 @@ from botarena.server.games.qwixx import (
     Sheet,
 )
 from botarena.server.match import InvalidRequestError
+from botarena.server.service._convert import decode_settings
 from botarena.server.service.codecs import codec_for_game, codec_for_proto
 from botarena.v1 import match_pb2, match_service_pb2, qwixx_pb2
 
@@ -214,4 +215,4 @@ def test_config_accepts_only_qwixx_options() -> None:
     assert config.WhichOneof("game_config") == "qwixx"
     config.qwirkle.SetInParent()
     with pytest.raises(InvalidRequestError):
-        CODEC.decode_config(config, QwixxConfig())
+        decode_settings(config, QWIXX.min_seats, QwixxConfig())

@@ -103,6 +103,11 @@ def decode_settings(
         InvalidRequestError: A field is out of range.
     """
     codec = codec_for_proto(int(config.game))
+    # The options' oneof case must be the match's game, whatever the game (the same rule
+    # as a move's case, checked in SubmitMove).
+    case = config.WhichOneof("game_config")
+    if case not in (None, codec.oneof_case):
+        raise InvalidRequestError("config.game_config", f"{case} options for a {codec.game} match")
     if config.seat_count < 0:
         raise InvalidRequestError(
             "config.seat_count", "must not be negative", reason="INVALID_SEAT_COUNT"

@@ -45,6 +45,8 @@ class GameCodec(Protocol):
     def decode_config(self, config: match_pb2.MatchConfig, default: object) -> object:
         """Return the engine config of ``config`` (``default`` when no options are set).
 
+        ``decode_settings`` has already checked that the options, if any, are this game's.
+
         Raises:
             InvalidRequestError: The options are invalid.
         """
