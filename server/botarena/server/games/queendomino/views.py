@@ -62,13 +62,14 @@ class TurnView:
     Attributes:
         seat: The seat taking the turn.
         step: The step whose decision is due.
-        domino: The domino under the acting king (placed, discarded or still in hand).
+        domino: The domino under the acting king (placed, discarded or still to place);
+            ``None`` in round 0, the setup choice (RULES.md 2.9), where kings only choose.
         placement: Where the domino went this turn, once placed (tax targets its cells).
     """
 
     seat: Seat
     step: Step
-    domino: Domino
+    domino: Domino | None
     placement: DominoPlacement | None
 
 
@@ -78,11 +79,12 @@ class QueendominoView:
 
     Attributes:
         seat: The viewer, or ``None`` for a spectator.
-        round: The round being played, 1..12 (RULES.md 3).
+        round: The round being played, 1..12 (RULES.md 3), or 0 during the setup choice
+            (RULES.md 2.9: each king in a random order picks a domino of the first line).
         final_round: Whether this round is the last (no step E).
         players: Every seat's holdings, by seat.
         current_line: The line whose dominoes are being placed this round, sorted by
-            number; its kings act in this order.
+            number; its kings act in this order. Empty in round 0.
         next_line: The line the kings choose from, sorted by number; empty in the final
             round.
         board: The builders' board, one entry per space (``None`` = empty); the price
