@@ -142,6 +142,21 @@ def test_an_unknown_builtin_name_is_a_clear_error(tmp_path: Path) -> None:
         _run(tmp_path, "--bot", "greedy", "--bot", "grredy")
 
 
+def test_a_bad_queendomino_building_table_stops_the_run_before_it_starts(tmp_path: Path) -> None:
+    table = tmp_path / "buildings.json"
+    table.write_text('{"tiles": []}', encoding="utf-8")
+    argv = ("--game", "queendomino", "--bot", "random", "--bot", "random")
+    with pytest.raises(SystemExit, match=r"--queendomino-buildings: .*expected 32 entries"):
+        _run(tmp_path, *argv, "--queendomino-buildings", str(table))
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_queendomino_building_table_is_for_the_embedded_server_only(tmp_path: Path) -> None:
+    argv = ("--bot", "random", "--bot", "random", "--server", "127.0.0.1:1")
+    with pytest.raises(SystemExit, match=r"give it to `botarena serve`"):
+        _run(tmp_path, *argv, "--queendomino-buildings", str(tmp_path / "buildings.json"))
+
+
 def test_ctrl_c_stops_the_run_kills_bots_and_still_writes_results(tmp_path: Path) -> None:
     slow = _bot_script(tmp_path, "slow", "time.sleep(0.02)")
     out = tmp_path / "run"

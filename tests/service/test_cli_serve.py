@@ -8,6 +8,8 @@ import os
 import signal
 import subprocess
 import sys
+from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -17,9 +19,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 _START = "from botarena.clients.cli import main; raise SystemExit(main())"
 
 
-def _popen(env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+def _popen(env: dict[str, str] | None = None, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-c", _START, "serve", "--port", "0", "--log-format", "json"],
+        [sys.executable, "-c", _START, "serve", "--port", "0", "--log-format", "json", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -27,13 +29,21 @@ def _popen(env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     )
 
 
-def _until_serving(process: subprocess.Popen[str]) -> dict[str, Any]:
+def _until_serving(
+    process: subprocess.Popen[str], before: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """Return the "serving" log entry; the entries logged before it go to ``before``."""
     assert process.stdout is not None
     seen: list[str] = []
     for line in process.stdout:
         seen.append(line)
-        if line.startswith("{") and json.loads(line).get("event") == "serving":
-            return dict(json.loads(line))
+        if not line.startswith("{"):
+            continue
+        entry = json.loads(line)
+        if entry.get("event") == "serving":
+            return dict(entry)
+        if before is not None:
+            before.append(entry)
     raise AssertionError("the server did not start:\n" + "".join(seen))
 
 
@@ -69,3 +79,61 @@ def test_serve_takes_the_admin_token_from_the_environment() -> None:
         finally:
             process.kill()
     assert process.returncode == 0
+
+
+_STAND_INS = "queendomino buildings use stand-in values"
+
+
+def _serve_until_serving(*args: str) -> list[dict[str, Any]]:
+    before: list[dict[str, Any]] = []
+    with _popen(None, *args) as process:
+        try:
+            _until_serving(process, before)
+            process.send_signal(signal.SIGTERM)
+            process.communicate(timeout=10)
+        finally:
+            process.kill()
+    assert process.returncode == 0
+    return before
+
+
+def test_serve_warns_once_about_the_shipped_buildings_stand_ins() -> None:
+    warnings = [entry for entry in _serve_until_serving() if entry["event"] == _STAND_INS]
+    assert len(warnings) == 1
+    assert warnings[0]["level"] == "warning"
+    assert warnings[0]["source"] == "buildings.json"
+    assert "The Queen's Tower (id 30) knights" in warnings[0]["defaulted"]
+
+
+def test_serve_takes_a_corrected_building_table_without_a_warning(tmp_path: Path) -> None:
+    shipped = resources.files("botarena.server.games.queendomino").joinpath(
+        "data", "buildings.json"
+    )
+    document = json.loads(shipped.read_text("utf-8"))
+    for tile in document["tiles"]:
+        for field in ("knights", "towers"):
+            tile[field] = 0 if tile[field] is None else tile[field]
+        tile["ongoing_effect"] = tile["ongoing_effect"] or "none"
+    corrected = tmp_path / "buildings.json"
+    corrected.write_text(json.dumps(document), encoding="utf-8")
+    before = _serve_until_serving("--queendomino-buildings", str(corrected))
+    assert _STAND_INS not in [entry["event"] for entry in before]
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [(None, "cannot be read"), ("{", "not valid JSON"), ('{"tiles": []}', "expected 32 entries")],
+    ids=["missing", "not-json", "wrong-count"],
+)
+def test_serve_refuses_a_bad_building_table(
+    tmp_path: Path, content: str | None, problem: str
+) -> None:
+    path = tmp_path / "buildings.json"
+    if content is not None:
+        path.write_text(content, encoding="utf-8")
+    with _popen(None, "--queendomino-buildings", str(path)) as process:
+        output, _ = process.communicate(timeout=30)
+    assert process.returncode == 2
+    assert "botarena serve: --queendomino-buildings:" in output
+    assert problem in output
+    assert '"serving"' not in output

@@ -12,7 +12,12 @@ import asyncio
 import logging
 import os
 import signal
+import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from botarena.server.games.queendomino import BuildingTable
 
 __all__ = ["main"]
 
@@ -44,6 +49,12 @@ def _parser() -> argparse.ArgumentParser:
         help="JSON lines, console, or auto: JSON unless stdout is a terminal",
     )
     serve.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info")
+    serve.add_argument(
+        "--queendomino-buildings",
+        metavar="PATH",
+        help="a building table in the shape of the shipped buildings.json, replacing it for "
+        "every Queendomino match (README: Queendomino)",
+    )
     from botarena.clients.runner import add_match_arguments
 
     match = commands.add_parser(
@@ -57,14 +68,18 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-async def _serve(host: str, port: int, admin_token: str | None) -> None:
+async def _serve(host: str, port: int, admin_token: str | None, buildings: BuildingTable) -> None:
     import structlog
 
     from botarena.server.service import create_server
 
     logger = structlog.get_logger("botarena.serve")
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    server, bound = await create_server(address, admin_token=admin_token)
+    server, bound = await create_server(
+        address,
+        admin_token=admin_token,
+        queendomino_buildings=buildings,
+    )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -94,11 +109,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_match(args, BUILTIN_BOTS)
     if args.command == "serve":
+        from botarena.server.games.queendomino import load_buildings as load_queendomino_buildings
         from botarena.server.service import configure_logging
 
         json = {"auto": None, "json": True, "console": False}[args.log_format]
         configure_logging(level=getattr(logging, args.log_level.upper()), json=json)
-        asyncio.run(_serve(args.host, args.port, args.admin_token))
+        try:
+            buildings = load_queendomino_buildings(args.queendomino_buildings)
+        except ValueError as error:
+            print(f"botarena serve: --queendomino-buildings: {error}", file=sys.stderr)
+            return 2
+        asyncio.run(_serve(args.host, args.port, args.admin_token, buildings))
         return 0
     raise AssertionError(f"unhandled command {args.command}")
 

@@ -3,6 +3,7 @@
 isort:skip_file
 """
 
+from botarena.v1 import queendomino_pb2 as _queendomino_pb2
 from botarena.v1 import qwirkle_pb2 as _qwirkle_pb2
 from botarena.v1 import qwixx_pb2 as _qwixx_pb2
 from collections import abc as _abc
@@ -69,7 +70,10 @@ class _TimeoutPolicyEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Timeout
     """The server plays the game's documented default move for the seat (Qwirkle: the
     highest-scoring placement, ties to the first in legal-move order, else an exchange of
     the whole rack (when the bag holds fewer tiles, of the rack's first tiles in tile
-    order, as many as the bag holds), else a pass; Qwixx: decline) and the match goes on.
+    order, as many as the bag holds), else a pass; Qwixx: decline; Queendomino: in step A
+    the first legal placement in legal-move order (a discard when the domino fits
+    nowhere), a skip in the optional steps B, C and D, and in step E the free domino with
+    the lowest number) and the match goes on.
     """
 
 class TimeoutPolicy(_TimeoutPolicy, metaclass=_TimeoutPolicyEnumTypeWrapper):
@@ -85,7 +89,10 @@ TIMEOUT_POLICY_DEFAULT_MOVE: TimeoutPolicy.ValueType  # 2
 """The server plays the game's documented default move for the seat (Qwirkle: the
 highest-scoring placement, ties to the first in legal-move order, else an exchange of
 the whole rack (when the bag holds fewer tiles, of the rack's first tiles in tile
-order, as many as the bag holds), else a pass; Qwixx: decline) and the match goes on.
+order, as many as the bag holds), else a pass; Qwixx: decline; Queendomino: in step A
+the first legal placement in legal-move order (a discard when the domino fits
+nowhere), a skip in the optional steps B, C and D, and in step E the free domino with
+the lowest number) and the match goes on.
 """
 Global___TimeoutPolicy: _TypeAlias = TimeoutPolicy  # noqa: Y015
 
@@ -175,6 +182,7 @@ class MatchConfig(_message.Message):
     SEAT_NAMES_FIELD_NUMBER: _builtins.int
     QWIRKLE_FIELD_NUMBER: _builtins.int
     QWIXX_FIELD_NUMBER: _builtins.int
+    QUEENDOMINO_FIELD_NUMBER: _builtins.int
     game: Global___Game.ValueType
     """The game; required when creating a match."""
     seat_count: _builtins.int
@@ -205,6 +213,10 @@ class MatchConfig(_message.Message):
     def qwixx(self) -> _qwixx_pb2.QwixxConfig:
         """Qwixx options."""
 
+    @_builtins.property
+    def queendomino(self) -> _queendomino_pb2.QueendominoConfig:
+        """Queendomino options."""
+
     def __init__(
         self,
         *,
@@ -216,14 +228,15 @@ class MatchConfig(_message.Message):
         seat_names: _abc.Iterable[_builtins.str] | None = ...,
         qwirkle: _qwirkle_pb2.QwirkleConfig | None = ...,
         qwixx: _qwixx_pb2.QwixxConfig | None = ...,
+        queendomino: _queendomino_pb2.QueendominoConfig | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "game_config", b"game_config", "policies", b"policies", "qwirkle", b"qwirkle", "qwixx", b"qwixx", "seed", b"seed", "time_control", b"time_control"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "game_config", b"game_config", "policies", b"policies", "queendomino", b"queendomino", "qwirkle", b"qwirkle", "qwixx", b"qwixx", "seed", b"seed", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "game", b"game", "game_config", b"game_config", "policies", b"policies", "qwirkle", b"qwirkle", "qwixx", b"qwixx", "seat_count", b"seat_count", "seat_names", b"seat_names", "seed", b"seed", "time_control", b"time_control"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "game", b"game", "game_config", b"game_config", "policies", b"policies", "queendomino", b"queendomino", "qwirkle", b"qwirkle", "qwixx", b"qwixx", "seat_count", b"seat_count", "seat_names", b"seat_names", "seed", b"seed", "time_control", b"time_control"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
-    _WhichOneofReturnType_game_config: _TypeAlias = _typing.Literal["qwirkle", "qwixx"]  # noqa: Y015
+    _WhichOneofReturnType_game_config: _TypeAlias = _typing.Literal["qwirkle", "qwixx", "queendomino"]  # noqa: Y015
     _WhichOneofArgType_game_config: _TypeAlias = _typing.Literal["game_config", b"game_config"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__seed) -> _WhichOneofReturnType__seed | None: ...
@@ -240,6 +253,7 @@ class Move(_message.Message):
 
     QWIRKLE_FIELD_NUMBER: _builtins.int
     QWIXX_FIELD_NUMBER: _builtins.int
+    QUEENDOMINO_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def qwirkle(self) -> _qwirkle_pb2.QwirkleMove:
         """A Qwirkle move."""
@@ -248,17 +262,22 @@ class Move(_message.Message):
     def qwixx(self) -> _qwixx_pb2.QwixxMove:
         """A Qwixx move."""
 
+    @_builtins.property
+    def queendomino(self) -> _queendomino_pb2.QueendominoMove:
+        """A Queendomino move."""
+
     def __init__(
         self,
         *,
         qwirkle: _qwirkle_pb2.QwirkleMove | None = ...,
         qwixx: _qwixx_pb2.QwixxMove | None = ...,
+        queendomino: _queendomino_pb2.QueendominoMove | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["game_move", b"game_move", "qwirkle", b"qwirkle", "qwixx", b"qwixx"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game_move", b"game_move", "queendomino", b"queendomino", "qwirkle", b"qwirkle", "qwixx", b"qwixx"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_move", b"game_move", "qwirkle", b"qwirkle", "qwixx", b"qwixx"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_move", b"game_move", "queendomino", b"queendomino", "qwirkle", b"qwirkle", "qwixx", b"qwixx"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game_move: _TypeAlias = _typing.Literal["qwirkle", "qwixx"]  # noqa: Y015
+    _WhichOneofReturnType_game_move: _TypeAlias = _typing.Literal["qwirkle", "qwixx", "queendomino"]  # noqa: Y015
     _WhichOneofArgType_game_move: _TypeAlias = _typing.Literal["game_move", b"game_move"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game_move) -> _WhichOneofReturnType_game_move | None: ...
 
@@ -275,6 +294,7 @@ class PlayerView(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     QWIRKLE_FIELD_NUMBER: _builtins.int
     QWIXX_FIELD_NUMBER: _builtins.int
+    QUEENDOMINO_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat this view belongs to; unset for a spectator."""
     @_builtins.property
@@ -285,20 +305,25 @@ class PlayerView(_message.Message):
     def qwixx(self) -> _qwixx_pb2.QwixxView:
         """A Qwixx view."""
 
+    @_builtins.property
+    def queendomino(self) -> _queendomino_pb2.QueendominoView:
+        """A Queendomino view."""
+
     def __init__(
         self,
         *,
         seat: _builtins.int | None = ...,
         qwirkle: _qwirkle_pb2.QwirkleView | None = ...,
         qwixx: _qwixx_pb2.QwixxView | None = ...,
+        queendomino: _queendomino_pb2.QueendominoView | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "game_view", b"game_view", "qwirkle", b"qwirkle", "qwixx", b"qwixx", "seat", b"seat"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "game_view", b"game_view", "queendomino", b"queendomino", "qwirkle", b"qwirkle", "qwixx", b"qwixx", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "game_view", b"game_view", "qwirkle", b"qwirkle", "qwixx", b"qwixx", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "game_view", b"game_view", "queendomino", b"queendomino", "qwirkle", b"qwirkle", "qwixx", b"qwixx", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
-    _WhichOneofReturnType_game_view: _TypeAlias = _typing.Literal["qwirkle", "qwixx"]  # noqa: Y015
+    _WhichOneofReturnType_game_view: _TypeAlias = _typing.Literal["qwirkle", "qwixx", "queendomino"]  # noqa: Y015
     _WhichOneofArgType_game_view: _TypeAlias = _typing.Literal["game_view", b"game_view"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...

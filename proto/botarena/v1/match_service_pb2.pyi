@@ -79,7 +79,9 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     ERROR_REASON_GAP_IN_LINE: _ErrorReason.ValueType  # 105
     """An empty cell lies between placed cells."""
     ERROR_REASON_NOT_CONNECTED: _ErrorReason.ValueType  # 106
-    """No placed tile touches a tile on the board."""
+    """Qwirkle: no placed tile touches a tile on the board. Queendomino shares this reason:
+    no square of the domino touches the castle or a placed square edge to edge (3A).
+    """
     ERROR_REASON_LINE_MIXES_ATTRIBUTES: _ErrorReason.ValueType  # 107
     """A line would mix colours and shapes."""
     ERROR_REASON_DUPLICATE_IN_LINE: _ErrorReason.ValueType  # 108
@@ -113,6 +115,40 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """The number is already marked or lies left of the row's right-most mark (Marking)."""
     ERROR_REASON_LOCK_NEEDS_FIVE_MARKS: _ErrorReason.ValueType  # 205
     """The row's last number with fewer than five marks in that row (Marking)."""
+    ERROR_REASON_SQUARE_OCCUPIED: _ErrorReason.ValueType  # 300
+    """Illegal Queendomino moves (metadata["category"] = "ILLEGAL_MOVE"); the RULES.md section
+    each enforces is in parentheses. Queendomino also answers NOT_CONNECTED (above, 3A),
+    NOT_YOUR_TURN (another seat's turn) and MATCH_FINISHED. A move whose fields are out of
+    range is refused before the engine, as MALFORMED_REQUEST.
+
+    A square of the domino would cover the castle or a placed square (3A).
+    """
+    ERROR_REASON_KINGDOM_TOO_LARGE: _ErrorReason.ValueType  # 301
+    """The kingdom would no longer fit in its 5x5 (3-4 seats) or 7x7 (2 seats) box (2.7, 3A)."""
+    ERROR_REASON_TERRAIN_MISMATCH: _ErrorReason.ValueType  # 302
+    """The domino touches the kingdom, but neither square touches the castle or a square of
+    its own terrain (3A).
+    """
+    ERROR_REASON_WRONG_STEP: _ErrorReason.ValueType  # 303
+    """The move belongs to another step of the turn than the one due now (3)."""
+    ERROR_REASON_SKIP_NOT_ALLOWED: _ErrorReason.ValueType  # 304
+    """A skip in a mandatory step: placing (A) and choosing (E) cannot be skipped (3)."""
+    ERROR_REASON_DISCARD_NOT_ALLOWED: _ErrorReason.ValueType  # 305
+    """The domino fits somewhere in the kingdom, so it must be placed, not discarded (3A)."""
+    ERROR_REASON_NOT_ENOUGH_KNIGHTS: _ErrorReason.ValueType  # 306
+    """The seat has fewer unplaced knights than the tax names (3B)."""
+    ERROR_REASON_KNIGHT_NOT_ON_DOMINO: _ErrorReason.ValueType  # 307
+    """A knight must stand on a square of the domino just placed, one per square (3B)."""
+    ERROR_REASON_BUILDING_NOT_AVAILABLE: _ErrorReason.ValueType  # 308
+    """The builders' board space is empty or does not exist (3C, 3D)."""
+    ERROR_REASON_NOT_AN_OPEN_TOWN_SQUARE: _ErrorReason.ValueType  # 309
+    """A building must go on a town square of the seat's kingdom without a building (3C)."""
+    ERROR_REASON_NOT_ENOUGH_COINS: _ErrorReason.ValueType  # 310
+    """The seat cannot pay the building's price or the dragon's coin (3C, 3D)."""
+    ERROR_REASON_DRAGON_NOT_AVAILABLE: _ErrorReason.ValueType  # 311
+    """The dragon already left its cave this round, or the seat hosts the queen (3D)."""
+    ERROR_REASON_DOMINO_NOT_AVAILABLE: _ErrorReason.ValueType  # 312
+    """The chosen domino is not in the next line or already has a king on it (3E)."""
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """The closed list of ErrorInfo.reason values the service returns."""
@@ -170,7 +206,9 @@ ERROR_REASON_NOT_IN_ONE_LINE: ErrorReason.ValueType  # 104
 ERROR_REASON_GAP_IN_LINE: ErrorReason.ValueType  # 105
 """An empty cell lies between placed cells."""
 ERROR_REASON_NOT_CONNECTED: ErrorReason.ValueType  # 106
-"""No placed tile touches a tile on the board."""
+"""Qwirkle: no placed tile touches a tile on the board. Queendomino shares this reason:
+no square of the domino touches the castle or a placed square edge to edge (3A).
+"""
 ERROR_REASON_LINE_MIXES_ATTRIBUTES: ErrorReason.ValueType  # 107
 """A line would mix colours and shapes."""
 ERROR_REASON_DUPLICATE_IN_LINE: ErrorReason.ValueType  # 108
@@ -204,6 +242,40 @@ ERROR_REASON_NUMBER_NOT_AVAILABLE: ErrorReason.ValueType  # 204
 """The number is already marked or lies left of the row's right-most mark (Marking)."""
 ERROR_REASON_LOCK_NEEDS_FIVE_MARKS: ErrorReason.ValueType  # 205
 """The row's last number with fewer than five marks in that row (Marking)."""
+ERROR_REASON_SQUARE_OCCUPIED: ErrorReason.ValueType  # 300
+"""Illegal Queendomino moves (metadata["category"] = "ILLEGAL_MOVE"); the RULES.md section
+each enforces is in parentheses. Queendomino also answers NOT_CONNECTED (above, 3A),
+NOT_YOUR_TURN (another seat's turn) and MATCH_FINISHED. A move whose fields are out of
+range is refused before the engine, as MALFORMED_REQUEST.
+
+A square of the domino would cover the castle or a placed square (3A).
+"""
+ERROR_REASON_KINGDOM_TOO_LARGE: ErrorReason.ValueType  # 301
+"""The kingdom would no longer fit in its 5x5 (3-4 seats) or 7x7 (2 seats) box (2.7, 3A)."""
+ERROR_REASON_TERRAIN_MISMATCH: ErrorReason.ValueType  # 302
+"""The domino touches the kingdom, but neither square touches the castle or a square of
+its own terrain (3A).
+"""
+ERROR_REASON_WRONG_STEP: ErrorReason.ValueType  # 303
+"""The move belongs to another step of the turn than the one due now (3)."""
+ERROR_REASON_SKIP_NOT_ALLOWED: ErrorReason.ValueType  # 304
+"""A skip in a mandatory step: placing (A) and choosing (E) cannot be skipped (3)."""
+ERROR_REASON_DISCARD_NOT_ALLOWED: ErrorReason.ValueType  # 305
+"""The domino fits somewhere in the kingdom, so it must be placed, not discarded (3A)."""
+ERROR_REASON_NOT_ENOUGH_KNIGHTS: ErrorReason.ValueType  # 306
+"""The seat has fewer unplaced knights than the tax names (3B)."""
+ERROR_REASON_KNIGHT_NOT_ON_DOMINO: ErrorReason.ValueType  # 307
+"""A knight must stand on a square of the domino just placed, one per square (3B)."""
+ERROR_REASON_BUILDING_NOT_AVAILABLE: ErrorReason.ValueType  # 308
+"""The builders' board space is empty or does not exist (3C, 3D)."""
+ERROR_REASON_NOT_AN_OPEN_TOWN_SQUARE: ErrorReason.ValueType  # 309
+"""A building must go on a town square of the seat's kingdom without a building (3C)."""
+ERROR_REASON_NOT_ENOUGH_COINS: ErrorReason.ValueType  # 310
+"""The seat cannot pay the building's price or the dragon's coin (3C, 3D)."""
+ERROR_REASON_DRAGON_NOT_AVAILABLE: ErrorReason.ValueType  # 311
+"""The dragon already left its cave this round, or the seat hosts the queen (3D)."""
+ERROR_REASON_DOMINO_NOT_AVAILABLE: ErrorReason.ValueType  # 312
+"""The chosen domino is not in the next line or already has a king on it (3E)."""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015
 
 @_typing.final

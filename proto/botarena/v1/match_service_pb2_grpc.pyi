@@ -38,7 +38,8 @@ class MatchServiceStub:
     Errors: every failure is a google.rpc.Status whose details hold a google.rpc.ErrorInfo
     with domain "botarena" and a reason from ErrorReason (the value name without the
     ERROR_REASON_ prefix). Illegal moves carry the engine's reason (for example
-    CELL_OCCUPIED) and metadata["category"] = "ILLEGAL_MOVE"; see ErrorReason. One
+    CELL_OCCUPIED; Qwirkle 100-114, Qwixx 200-205, Queendomino 300-312 and the shared
+    NOT_CONNECTED) and metadata["category"] = "ILLEGAL_MOVE"; see ErrorReason. One
     exception: a request larger than 64 KiB is refused by the transport itself with
     RESOURCE_EXHAUSTED and no details.
     """
@@ -111,7 +112,8 @@ class MatchServiceAsyncStub(MatchServiceStub):
     Errors: every failure is a google.rpc.Status whose details hold a google.rpc.ErrorInfo
     with domain "botarena" and a reason from ErrorReason (the value name without the
     ERROR_REASON_ prefix). Illegal moves carry the engine's reason (for example
-    CELL_OCCUPIED) and metadata["category"] = "ILLEGAL_MOVE"; see ErrorReason. One
+    CELL_OCCUPIED; Qwirkle 100-114, Qwixx 200-205, Queendomino 300-312 and the shared
+    NOT_CONNECTED) and metadata["category"] = "ILLEGAL_MOVE"; see ErrorReason. One
     exception: a request larger than 64 KiB is refused by the transport itself with
     RESOURCE_EXHAUSTED and no details.
     """
@@ -180,7 +182,8 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
     Errors: every failure is a google.rpc.Status whose details hold a google.rpc.ErrorInfo
     with domain "botarena" and a reason from ErrorReason (the value name without the
     ERROR_REASON_ prefix). Illegal moves carry the engine's reason (for example
-    CELL_OCCUPIED) and metadata["category"] = "ILLEGAL_MOVE"; see ErrorReason. One
+    CELL_OCCUPIED; Qwirkle 100-114, Qwixx 200-205, Queendomino 300-312 and the shared
+    NOT_CONNECTED) and metadata["category"] = "ILLEGAL_MOVE"; see ErrorReason. One
     exception: a request larger than 64 KiB is refused by the transport itself with
     RESOURCE_EXHAUSTED and no details.
     """

@@ -38,6 +38,7 @@ REPLAY_SCHEMA_VERSION = 1
 GAMES: dict[str, match_pb2.Game.ValueType] = {
     "qwirkle": match_pb2.GAME_QWIRKLE,
     "qwixx": match_pb2.GAME_QWIXX,
+    "queendomino": match_pb2.GAME_QUEENDOMINO,
 }
 """The games the runner can play, by registry name."""
 

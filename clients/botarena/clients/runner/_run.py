@@ -93,6 +93,13 @@ def add_match_arguments(parser: argparse.ArgumentParser) -> None:
         default=5.0,
         help="seconds a bot may take to exit after its match ended before it is killed",
     )
+    parser.add_argument(
+        "--queendomino-buildings",
+        type=Path,
+        metavar="PATH",
+        help="a building table replacing the shipped buildings.json in the embedded "
+        "server's Queendomino matches (README: Queendomino)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -121,7 +128,7 @@ def _lineup(args: argparse.Namespace, builtin: Mapping[str, BuiltinBot]) -> list
 
 
 @contextlib.asynccontextmanager
-async def _server(address: str | None) -> AsyncIterator[str]:
+async def _server(address: str | None, buildings: object | None) -> AsyncIterator[str]:
     if address:
         yield address
         return
@@ -130,8 +137,33 @@ async def _server(address: str | None) -> AsyncIterator[str]:
 
     # The embedded server's logs would drown the progress bar; keep its warnings.
     configure_logging(level=logging.WARNING)
-    async with start_server_async(max_finished_matches=100) as embedded:
+    options: dict[str, object] = {"max_finished_matches": 100}
+    if buildings is not None:
+        options["queendomino_buildings"] = buildings
+    async with start_server_async(**options) as embedded:
         yield embedded
+
+
+def _queendomino_buildings(args: argparse.Namespace) -> object | None:
+    """Return the embedded server's building table for a Queendomino run, else ``None``.
+
+    Loaded up front so that a bad file stops the run before anything starts.
+    """
+    path: Path | None = args.queendomino_buildings
+    if path is not None and args.server:
+        raise SystemExit(
+            "botarena match: --queendomino-buildings configures the embedded server; "
+            "give it to `botarena serve` for --server"
+        )
+    if path is None and args.game != "queendomino":
+        return None
+    # Imported here: the runner loads the server's engine package only for its own server.
+    from botarena.server.games.queendomino import load_buildings
+
+    try:
+        return load_buildings(path)
+    except ValueError as error:
+        raise SystemExit(f"botarena match: --queendomino-buildings: {error}") from None
 
 
 def _standings(lineup: Sequence[BotSpec], records: Sequence[GameRecord]) -> str:
@@ -152,10 +184,11 @@ async def _play_all(
     factories: Mapping[str, Callable[[], Bot]],
     records: list[GameRecord],
     console: Console,
+    buildings: object | None,
 ) -> int:
     failures = 0
     async with (
-        _server(args.server) as target,
+        _server(args.server, buildings) as target,
         AsyncMatchClient(target=target, token=args.admin_token) as client,
     ):
         queue: asyncio.Queue[GamePlan] = asyncio.Queue()
@@ -223,6 +256,7 @@ def run_match(
     # Off a terminal (CI logs, files) rich would wrap the table at 80 columns.
     console = console or Console(width=None if sys.stdout.isatty() else 120)
     _validate(args)
+    buildings = _queendomino_buildings(args)
     try:
         lineup = _lineup(args, builtin)
     except ValueError as error:
@@ -251,7 +285,9 @@ def run_match(
     failures = 0
     try:
         factories = {name: bot.factory for name, bot in builtin.items()}
-        failures = asyncio.run(_play_all(args, lineup, plans, options, factories, records, console))
+        failures = asyncio.run(
+            _play_all(args, lineup, plans, options, factories, records, console, buildings)
+        )
     except KeyboardInterrupt:
         interrupted = True
         console.print("[yellow]Interrupted: bot processes stopped; reporting finished games.")

@@ -76,6 +76,10 @@ def hooks_for(game: str) -> GameHooks:
         from botarena.server.match._qwixx import QwixxHooks
 
         factory = _REGISTRY.setdefault(game, QwixxHooks)
+    elif factory is None and game == "queendomino":
+        from botarena.server.match._queendomino import QueendominoHooks
+
+        factory = _REGISTRY.setdefault(game, QueendominoHooks)
     return factory() if factory is not None else GenericHooks()
 
 

@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
+import structlog
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
@@ -13,7 +14,12 @@ from botarena.server.match import MatchManager
 from botarena.server.service._handlers import SERVICE_NAME, match_service_handler
 from botarena.server.service._servicer import MatchServicer
 
+if TYPE_CHECKING:
+    from botarena.server.games.queendomino import BuildingTable
+
 __all__ = ["MAX_RECEIVE_MESSAGE_BYTES", "MAX_SEND_MESSAGE_BYTES", "create_server"]
+
+_logger = structlog.get_logger("botarena.service")
 
 MAX_RECEIVE_MESSAGE_BYTES = 64 * 1024
 """Largest request accepted; a real request is a few hundred bytes."""
@@ -27,6 +33,7 @@ async def create_server(
     *,
     manager: MatchManager | None = None,
     admin_token: str | None = None,
+    queendomino_buildings: BuildingTable | None = None,
     max_receive_message_bytes: int = MAX_RECEIVE_MESSAGE_BYTES,
     max_send_message_bytes: int = MAX_SEND_MESSAGE_BYTES,
     **manager_options: Any,
@@ -37,6 +44,10 @@ async def create_server(
         address: ``host:port``; port 0 picks a free port.
         manager: The matches to serve; a new :class:`MatchManager` by default.
         admin_token: When set, CreateMatch requires it.
+        queendomino_buildings: The building table of every Queendomino match (the
+            operator's ``--queendomino-buildings``, validated by ``load_buildings``). When
+            given, the server logs one warning at start naming the table's unknown values
+            replaced by stand-ins, if any. ``None``: the shipped table, silently.
         max_receive_message_bytes: Cap on request size.
         max_send_message_bytes: Cap on response size.
         **manager_options: Passed to a new :class:`MatchManager`.
@@ -56,7 +67,11 @@ async def create_server(
             ("grpc.max_send_message_length", max_send_message_bytes),
         ]
     )
-    servicer = MatchServicer(manager, admin_token=admin_token)
+    overrides: dict[str, dict[str, object]] = {}
+    if queendomino_buildings is not None:
+        overrides["queendomino"] = {"buildings": queendomino_buildings}
+        _warn_stand_ins(queendomino_buildings)
+    servicer = MatchServicer(manager, admin_token=admin_token, config_overrides=overrides)
     server.add_generic_rpc_handlers((match_service_handler(servicer),))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -80,3 +95,17 @@ async def create_server(
 
     server.stop = stop
     return server, port
+
+
+def _warn_stand_ins(table: BuildingTable) -> None:
+    """Log one warning naming the building fields that were unknown (README: Queendomino)."""
+    warning = table.warning()
+    if warning is None:
+        return
+    _logger.warning(
+        "queendomino buildings use stand-in values",
+        source=table.source,
+        defaulted=[f"{d.name} (id {d.building_id}) {d.field}" for d in table.defaulted],
+        detail=warning,
+        override="--queendomino-buildings PATH",
+    )

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import hmac
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any, TypeAlias
 
 import structlog
@@ -55,11 +56,21 @@ class MatchServicer:
     Args:
         manager: The matches.
         admin_token: When set, CreateMatch requires it as the bearer token.
+        config_overrides: Per game registry name, fields of the engine's default config
+            that this server replaces (``{"queendomino": {"buildings": table}}``, the
+            operator's building table); every match of that game starts from them.
     """
 
-    def __init__(self, manager: MatchManager, *, admin_token: str | None = None) -> None:
+    def __init__(
+        self,
+        manager: MatchManager,
+        *,
+        admin_token: str | None = None,
+        config_overrides: Mapping[str, Mapping[str, object]] | None = None,
+    ) -> None:
         self.manager = manager
         self._admin_token = admin_token or None
+        self._config_overrides = dict(config_overrides or {})
 
     # ------------------------------------------------------------------ helpers
 
@@ -90,7 +101,11 @@ class MatchServicer:
         codec = _codec_checked(request.config)
         self._check_admin(context)
         rules = self.manager.rules(codec.game)
-        settings = decode_settings(request.config, rules.min_seats, rules.default_config())
+        default = rules.default_config()
+        overrides = self._config_overrides.get(codec.game)
+        if overrides:
+            default = dataclasses.replace(default, **overrides)
+        settings = decode_settings(request.config, rules.min_seats, default)
         match, _ = self.manager.create(settings, request_id=request_id)
         response = match_service_pb2.CreateMatchResponse()
         encode_match(match, response.match)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from botarena.server.service.codecs._base import (
     GameCodec,
+    LegalMoveCache,
     codec_for_game,
     codec_for_proto,
     duration_seconds,
@@ -19,6 +20,7 @@ from botarena.server.service.codecs._base import (
 
 __all__ = [
     "GameCodec",
+    "LegalMoveCache",
     "codec_for_game",
     "codec_for_proto",
     "duration_seconds",

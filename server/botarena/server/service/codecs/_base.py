@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from google.protobuf import duration_pb2, timestamp_pb2
@@ -14,9 +14,11 @@ from botarena.v1 import match_pb2
 
 __all__ = [
     "GameCodec",
+    "LegalMoveCache",
     "codec_for_game",
     "codec_for_proto",
     "duration_seconds",
+    "encode_varint",
     "set_duration",
     "set_timestamp",
 ]
@@ -87,13 +89,53 @@ class GameCodec(Protocol):
         ...
 
 
+def encode_varint(value: int) -> bytes:
+    """Return the protobuf varint encoding of a non-negative ``value``."""
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+class LegalMoveCache:
+    """Appends legal moves to a repeated ``Move`` field from cached wire bytes.
+
+    For games with a bounded set of distinct moves: each move's entry of a repeated field
+    (tag, length, bytes) is encoded once, and a decision's moves are parsed in one call.
+
+    Args:
+        encode: Returns the ``Move`` message of an engine move (hashable).
+    """
+
+    def __init__(self, encode: Callable[[object], match_pb2.Move]) -> None:
+        self._encode = encode
+        self._entries: dict[tuple[int, object], bytes] = {}
+
+    def _entry(self, field_number: int, move: object) -> bytes:
+        key = (field_number, move)
+        entry = self._entries.get(key)
+        if entry is None:
+            body = self._encode(move).SerializeToString()
+            entry = encode_varint(field_number << 3 | 2) + encode_varint(len(body)) + body
+            self._entries[key] = entry
+        return entry
+
+    def add(self, moves: Sequence[object], out: Message, field: str) -> None:
+        """Append ``moves`` to ``out``'s repeated ``Move`` field ``field``."""
+        number = out.DESCRIPTOR.fields_by_name[field].number
+        out.MergeFromString(b"".join([self._entry(number, move) for move in moves]))
+
+
 def _codecs() -> tuple[GameCodec, ...]:
     # Imported here: each game's codec imports its engine, and this module is imported
     # by the codec modules themselves.
+    from botarena.server.service.codecs.queendomino import QueendominoCodec
     from botarena.server.service.codecs.qwirkle import QwirkleCodec
     from botarena.server.service.codecs.qwixx import QwixxCodec
 
-    return (QwirkleCodec(), QwixxCodec())
+    return (QwirkleCodec(), QwixxCodec(), QueendominoCodec())
 
 
 _BY_GAME: dict[str, GameCodec] = {}

@@ -27,6 +27,7 @@ from botarena.server.games.qwirkle import (
     Tile,
 )
 from botarena.server.match import InvalidRequestError
+from botarena.server.service.codecs._base import encode_varint
 from botarena.v1 import match_pb2, qwirkle_pb2
 
 __all__ = ["MAX_COORDINATE", "MAX_TILES_PER_MOVE", "QwirkleCodec", "decode_move", "encode_move"]
@@ -100,20 +101,11 @@ _PLACEMENT_BYTES: dict[tuple[int, int, int], bytes] = {}
 _PLACEMENT_CACHE_LIMIT = 200_000
 
 
-def _encode_varint(value: int) -> bytes:
-    out = bytearray()
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-_SMALL_VARINTS: tuple[bytes, ...] = tuple(_encode_varint(value) for value in range(1 << 14))
+_SMALL_VARINTS: tuple[bytes, ...] = tuple(encode_varint(value) for value in range(1 << 14))
 
 
 def _varint(value: int) -> bytes:
-    return _SMALL_VARINTS[value] if value < 1 << 14 else _encode_varint(value)
+    return _SMALL_VARINTS[value] if value < 1 << 14 else encode_varint(value)
 
 
 def _length_delimited(field_number: int, payload: bytes) -> bytes:

@@ -37,6 +37,7 @@ from botarena.server.games.qwixx import (
     WhiteSumsApplied,
 )
 from botarena.server.match import InvalidRequestError
+from botarena.server.service.codecs._base import LegalMoveCache
 from botarena.v1 import match_pb2, qwixx_pb2
 
 __all__ = ["QwixxCodec", "decode_move", "encode_move"]
@@ -79,27 +80,8 @@ def _qwixx_move(move: object, *, redact: bool) -> qwixx_pb2.QwixxMove:
     raise TypeError(f"{move!r} is not a Qwixx move")
 
 
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-# A decision lists at most a dozen moves out of 53 distinct ones: cache each legal move's
-# entry of a repeated Move field (tag, length, bytes) and parse a decision's in one call.
-_ENTRIES: dict[tuple[int, object], bytes] = {}
-
-
-def _entry(field_number: int, move: object) -> bytes:
-    key = (field_number, move)
-    entry = _ENTRIES.get(key)
-    if entry is None:
-        body = match_pb2.Move(qwixx=_qwixx_move(move, redact=False)).SerializeToString()
-        entry = _ENTRIES[key] = _varint(field_number << 3 | 2) + _varint(len(body)) + body
-    return entry
+# A decision lists at most a dozen moves out of 53 distinct ones.
+_LEGAL_MOVES = LegalMoveCache(lambda move: match_pb2.Move(qwixx=_qwixx_move(move, redact=False)))
 
 
 def _dice(dice: Dice, out: qwixx_pb2.QwixxDice) -> None:
@@ -195,8 +177,7 @@ class QwixxCodec:
 
         The same messages as :meth:`encode_moves`, from cached wire bytes in one parse.
         """
-        number = out.DESCRIPTOR.fields_by_name[field].number
-        out.MergeFromString(b"".join([_entry(number, move) for move in moves]))
+        _LEGAL_MOVES.add(moves, out, field)
 
     def encode_view(
         self, view: object, seat: Seat | None, *, with_history: bool, out: match_pb2.PlayerView
