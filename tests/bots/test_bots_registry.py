@@ -7,7 +7,7 @@ import importlib
 import pytest
 
 from botarena import bots
-from botarena.bots import BUILTIN_BOTS, GreedyQwirkleBot, HeuristicQwixxBot, RandomBot, get_bot
+from botarena.bots import BUILTIN_BOTS, GreedyBot, HeuristicQwixxBot, RandomBot, get_bot
 from botarena.clients import Bot
 
 
@@ -17,6 +17,8 @@ def test_public_names_are_pinned() -> None:
             "BUILTIN_BOTS",
             "DEFAULT_EXCHANGE_THRESHOLD",
             "BuiltinBot",
+            "GreedyBot",
+            "GreedyQueendominoBot",
             "GreedyQwirkleBot",
             "HeuristicQwixxBot",
             "RandomBot",
@@ -29,7 +31,7 @@ def test_public_names_are_pinned() -> None:
 def test_the_registry_names_random_greedy_and_heuristic() -> None:
     assert sorted(BUILTIN_BOTS) == ["greedy", "heuristic", "random"]
     assert isinstance(get_bot("random"), RandomBot)
-    assert isinstance(get_bot("greedy"), GreedyQwirkleBot)
+    assert isinstance(get_bot("greedy"), GreedyBot)
     assert isinstance(get_bot("heuristic"), HeuristicQwixxBot)
     assert get_bot("random") is not get_bot("random")
 
@@ -43,9 +45,10 @@ def test_every_builtin_bot_is_a_bot_with_a_command_module(name: str) -> None:
     assert callable(command.main)
 
 
-def test_random_plays_every_game_and_greedy_only_qwirkle() -> None:
+def test_random_plays_every_game_greedy_qwirkle_and_queendomino() -> None:
     assert BUILTIN_BOTS["random"].plays("qwixx")
     assert BUILTIN_BOTS["greedy"].plays("qwirkle")
+    assert BUILTIN_BOTS["greedy"].plays("queendomino")
     assert not BUILTIN_BOTS["greedy"].plays("qwixx")
     assert BUILTIN_BOTS["heuristic"].plays("qwixx")
     assert not BUILTIN_BOTS["heuristic"].plays("qwirkle")

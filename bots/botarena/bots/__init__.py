@@ -1,8 +1,10 @@
 """Reference bots, built on the SDK (``botarena.clients``) only.
 
 * :class:`RandomBot` (``random``): a uniformly random legal move, for every game.
-* :class:`GreedyQwirkleBot` (``greedy``): Qwirkle's highest-scoring placement, with the
-  exchange rule documented in its module.
+* :class:`GreedyBot` (``greedy``): hands each decision to the game's greedy bot:
+  :class:`GreedyQwirkleBot` (the highest-scoring placement, with the exchange rule
+  documented in its module) or :class:`GreedyQueendominoBot` (the best immediate gain of
+  its own score, coins included).
 * :class:`HeuristicQwixxBot` (``heuristic``): Qwixx marks that skip few numbers, penalties
   only when every mark skips too many, locks only when ahead (rule in its module).
 
@@ -14,11 +16,13 @@ Each is also a command following the bot executable convention (docs/bots.md):
 
 from __future__ import annotations
 
+from botarena.bots._dispatch import GreedyBot
 from botarena.bots._greedy import (
     DEFAULT_EXCHANGE_THRESHOLD,
     GreedyQwirkleBot,
     UnsupportedGameError,
 )
+from botarena.bots._greedy_queendomino import GreedyQueendominoBot
 from botarena.bots._heuristic import HeuristicQwixxBot
 from botarena.bots._random import RandomBot
 from botarena.bots._registry import BUILTIN_BOTS, BuiltinBot, get_bot
@@ -27,6 +31,8 @@ __all__ = [
     "BUILTIN_BOTS",
     "DEFAULT_EXCHANGE_THRESHOLD",
     "BuiltinBot",
+    "GreedyBot",
+    "GreedyQueendominoBot",
     "GreedyQwirkleBot",
     "HeuristicQwixxBot",
     "RandomBot",

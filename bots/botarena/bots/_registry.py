@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from botarena.bots._greedy import GreedyQwirkleBot
+from botarena.bots._dispatch import GREEDY_GAMES, GreedyBot
 from botarena.bots._heuristic import HeuristicQwixxBot
 from botarena.bots._random import RandomBot
 from botarena.clients import Bot
@@ -52,9 +52,9 @@ BUILTIN_BOTS: Mapping[str, BuiltinBot] = MappingProxyType(
             ),
             BuiltinBot(
                 name="greedy",
-                summary="the highest-scoring placement; exchanges when it scores 2 or less",
-                games=frozenset({"qwirkle"}),
-                factory=GreedyQwirkleBot,
+                summary="the best immediate score gain (Qwirkle, Queendomino)",
+                games=GREEDY_GAMES,
+                factory=GreedyBot,
                 module="botarena.bots.greedy",
             ),
             BuiltinBot(

@@ -1,4 +1,5 @@
-"""The command ``python -m botarena.bots.greedy``: one Qwirkle seat played by the greedy bot.
+"""The command ``python -m botarena.bots.greedy``: one seat played by the greedy bot
+(Qwirkle or Queendomino).
 
 Follows the bot executable convention (docs/bots.md): ``--server HOST:PORT
 --token TOKEN [--seed N]``, or the ``BOTARENA_*`` environment variables.
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from botarena.bots._greedy import GreedyQwirkleBot
+from botarena.bots._dispatch import GreedyBot
 from botarena.clients import bot_main
 
 __all__ = ["main"]
@@ -17,10 +18,10 @@ __all__ = ["main"]
 def main(argv: Sequence[str] | None = None) -> int:
     """Play one seat and return the exit status (0 once the match is over)."""
     return bot_main(
-        GreedyQwirkleBot,
+        GreedyBot,
         argv,
         prog="python -m botarena.bots.greedy",
-        description="Play one Qwirkle seat with the greedy bot.",
+        description="Play one Qwirkle or Queendomino seat with the greedy bot.",
     )
 
 
