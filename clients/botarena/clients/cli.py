@@ -38,6 +38,13 @@ def _parser() -> argparse.ArgumentParser:
         help=f"require this token to create matches (default: ${_ADMIN_TOKEN_ENV})",
     )
     serve.add_argument(
+        "--db",
+        metavar="PATH",
+        help="the SQLite database that keeps matches and results across restarts "
+        "(default: $XDG_DATA_HOME/botarena/botarena.db or ~/.local/share/botarena/botarena.db; "
+        "':memory:' keeps nothing)",
+    )
+    serve.add_argument(
         "--log-format",
         choices=("auto", "json", "console"),
         default="auto",
@@ -57,23 +64,42 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-async def _serve(host: str, port: int, admin_token: str | None) -> None:
+async def _serve(host: str, port: int, admin_token: str | None, db: str | None) -> int:
     import structlog
 
     from botarena.server.service import create_server
+    from botarena.server.store import SqliteStore, StoreError, default_database_path
 
     logger = structlog.get_logger("botarena.serve")
+    # Without --db the server still keeps its matches: a default file, never nothing.
+    path = db or str(default_database_path())
+    try:
+        store = SqliteStore(path)
+    except StoreError as error:
+        logger.error("cannot open the database", database=path, error=str(error))
+        return 1
+    logger.info("database", database=path, schema_version=store.schema_version)
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    server, bound = await create_server(address, admin_token=admin_token)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
-    logger.info("serving", host=host, port=bound, admin_token_required=admin_token is not None)
-    await stop.wait()
-    logger.info("stopping", grace_seconds=_GRACE_SECONDS)
-    await server.stop(_GRACE_SECONDS)
+    try:
+        server, bound = await create_server(address, admin_token=admin_token, store=store)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, stop.set)
+        logger.info(
+            "serving",
+            host=host,
+            port=bound,
+            database=path,
+            admin_token_required=admin_token is not None,
+        )
+        await stop.wait()
+        logger.info("stopping", grace_seconds=_GRACE_SECONDS)
+        await server.stop(_GRACE_SECONDS)
+    finally:
+        store.close()
     logger.info("stopped")
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -98,8 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         json = {"auto": None, "json": True, "console": False}[args.log_format]
         configure_logging(level=getattr(logging, args.log_level.upper()), json=json)
-        asyncio.run(_serve(args.host, args.port, args.admin_token))
-        return 0
+        return asyncio.run(_serve(args.host, args.port, args.admin_token, args.db))
     raise AssertionError(f"unhandled command {args.command}")
 
 
