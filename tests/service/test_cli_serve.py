@@ -19,13 +19,14 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 _START = "from botarena.clients.cli import main; raise SystemExit(main())"
 
 
-def _popen(env: dict[str, str] | None = None, *args: str) -> subprocess.Popen[str]:
+def _popen(data_home: Path, env: dict[str, str] | None = None, *args: str) -> subprocess.Popen[str]:
+    # The default database goes under $XDG_DATA_HOME: a temporary folder, never the user's.
     return subprocess.Popen(
         [sys.executable, "-c", _START, "serve", "--port", "0", "--log-format", "json", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        env={**os.environ, **(env or {})},
+        env={**os.environ, "XDG_DATA_HOME": str(data_home), **(env or {})},
     )
 
 
@@ -54,11 +55,16 @@ async def _health(port: int) -> int:
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "sigint"])
-def test_serve_answers_health_checks_and_stops_on_a_signal(signum: signal.Signals) -> None:
-    with _popen() as process:
+def test_serve_answers_health_checks_and_stops_on_a_signal(
+    signum: signal.Signals, tmp_path: Path
+) -> None:
+    with _popen(tmp_path) as process:
         try:
             serving = _until_serving(process)
             assert serving["admin_token_required"] is False
+            # Without --db the matches go to a file under the user's data folder.
+            assert serving["database"] == str(tmp_path / "botarena" / "botarena.db")
+            assert (tmp_path / "botarena" / "botarena.db").exists()
             status = asyncio.run(_health(int(serving["port"])))
             assert status == health_pb2.HealthCheckResponse.SERVING
             process.send_signal(signum)
@@ -70,8 +76,8 @@ def test_serve_answers_health_checks_and_stops_on_a_signal(signum: signal.Signal
     assert events[-2:] == ["stopping", "stopped"]
 
 
-def test_serve_takes_the_admin_token_from_the_environment() -> None:
-    with _popen({"BOTARENA_ADMIN_TOKEN": "from-env"}) as process:
+def test_serve_takes_the_admin_token_from_the_environment(tmp_path: Path) -> None:
+    with _popen(tmp_path, {"BOTARENA_ADMIN_TOKEN": "from-env"}) as process:
         try:
             assert _until_serving(process)["admin_token_required"] is True
             process.send_signal(signal.SIGTERM)
@@ -84,9 +90,9 @@ def test_serve_takes_the_admin_token_from_the_environment() -> None:
 _STAND_INS = "queendomino buildings use stand-in values"
 
 
-def _serve_until_serving(*args: str) -> list[dict[str, Any]]:
+def _serve_until_serving(data_home: Path, *args: str) -> list[dict[str, Any]]:
     before: list[dict[str, Any]] = []
-    with _popen(None, *args) as process:
+    with _popen(data_home, None, *args) as process:
         try:
             _until_serving(process, before)
             process.send_signal(signal.SIGTERM)
@@ -97,8 +103,8 @@ def _serve_until_serving(*args: str) -> list[dict[str, Any]]:
     return before
 
 
-def test_serve_warns_once_about_the_shipped_buildings_stand_ins() -> None:
-    warnings = [entry for entry in _serve_until_serving() if entry["event"] == _STAND_INS]
+def test_serve_warns_once_about_the_shipped_buildings_stand_ins(tmp_path: Path) -> None:
+    warnings = [entry for entry in _serve_until_serving(tmp_path) if entry["event"] == _STAND_INS]
     assert len(warnings) == 1
     assert warnings[0]["level"] == "warning"
     assert warnings[0]["source"] == "buildings.json"
@@ -116,7 +122,7 @@ def test_serve_takes_a_corrected_building_table_without_a_warning(tmp_path: Path
         tile["ongoing_effect"] = tile["ongoing_effect"] or "none"
     corrected = tmp_path / "buildings.json"
     corrected.write_text(json.dumps(document), encoding="utf-8")
-    before = _serve_until_serving("--queendomino-buildings", str(corrected))
+    before = _serve_until_serving(tmp_path, "--queendomino-buildings", str(corrected))
     assert _STAND_INS not in [entry["event"] for entry in before]
 
 
@@ -131,9 +137,22 @@ def test_serve_refuses_a_bad_building_table(
     path = tmp_path / "buildings.json"
     if content is not None:
         path.write_text(content, encoding="utf-8")
-    with _popen(None, "--queendomino-buildings", str(path)) as process:
+    with _popen(tmp_path, None, "--queendomino-buildings", str(path)) as process:
         output, _ = process.communicate(timeout=30)
     assert process.returncode == 2
     assert "botarena serve: --queendomino-buildings:" in output
     assert problem in output
     assert '"serving"' not in output
+
+
+def test_serve_refuses_a_file_that_is_no_database(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a database " * 100)
+    command = [sys.executable, "-c", _START, "serve", "--port", "0", "--log-format", "json"]
+    done = subprocess.run(
+        [*command, "--db", str(notes)], capture_output=True, text=True, timeout=30, check=False
+    )
+    assert done.returncode == 1
+    error = json.loads(done.stdout.splitlines()[-1])
+    assert error["event"] == "cannot open the database"
+    assert "notes.txt as a botarena database" in error["error"]

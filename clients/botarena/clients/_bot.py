@@ -8,8 +8,9 @@ action mask), so the same bot runs in-process, as a command, or against a remote
 
 * the *follower* reads the seat's event stream, records the last log version seen and
   reconnects with ``after_state_version`` when the stream drops (bounded exponential
-  backoff); a ``DecisionRequested`` goes into a one-slot mailbox, the newest replacing an
-  older one;
+  backoff, by default for at least a minute, so a bot outlives a server restart: the
+  server recovers its matches from its database and the seat token still works); a
+  ``DecisionRequested`` goes into a one-slot mailbox, the newest replacing an older one;
 * the *decider* takes the newest decision, asks the bot (in a worker thread by default,
   so the stream keeps flowing while it thinks), and submits the answer with the
   decision's version as ``expected_state_version`` and a fresh ``request_id``, retrying
@@ -47,6 +48,10 @@ from botarena.v1 import match_pb2
 __all__ = ["Bot", "RetryPolicy", "run_bot", "run_bot_async"]
 
 _logger = logging.getLogger("botarena.clients.bot")
+
+# A channel the SDK opens retries its connection at most this often (grpc's default grows
+# to 120 s), so a bot notices a restarted server within seconds.
+_CHANNEL_OPTIONS = (("grpc.max_reconnect_backoff_ms", 2000),)
 
 # Stream failures worth a reconnect: the connection dropped or the server went away
 # (a server stopping with a grace period cancels its calls).
@@ -93,23 +98,37 @@ class Bot(Protocol):
 class RetryPolicy:
     """Bounded exponential backoff with jitter, for reconnects and resubmits.
 
+    Tries stop once both limits are reached: ``max_attempts`` failed tries in a row and
+    ``max_elapsed`` seconds since the first of them.
+
     Attributes:
         max_attempts: Tries in a row, the first included, before giving up.
         initial_backoff: Seconds before the second try.
         max_backoff: Longest wait between tries.
         multiplier: Growth of the wait after each failed try.
+        max_elapsed: Seconds to keep trying (past ``max_attempts``) after the first
+            failure in a row, e.g. while a server restarts.
     """
 
     max_attempts: int = 8
     initial_backoff: float = 0.1
     max_backoff: float = 2.0
     multiplier: float = 2.0
+    max_elapsed: float = 0.0
+
+    def gives_up(self, failures: int, elapsed: float) -> bool:
+        """Return whether to stop after ``failures`` failed tries in ``elapsed`` seconds."""
+        return failures >= self.max_attempts and elapsed >= self.max_elapsed
 
     def backoff(self, failures: int, jitter: random.Random) -> float:
         """Return the seconds to wait after ``failures`` failed tries in a row (>= 1)."""
         ceiling = min(self.max_backoff, self.initial_backoff * self.multiplier ** (failures - 1))
         # "Equal jitter": at least half the ceiling, so retries never hammer the server.
         return ceiling / 2 + jitter.uniform(0, ceiling / 2)
+
+
+_DEFAULT_RECONNECT = RetryPolicy(max_elapsed=60.0)
+"""How :func:`run_bot` reconnects by default: for at least a minute (a server restart)."""
 
 
 def run_bot(
@@ -120,7 +139,7 @@ def run_bot(
     match: str = "",
     seed: int | None = None,
     think_in_thread: bool = True,
-    reconnect: RetryPolicy = RetryPolicy(),
+    reconnect: RetryPolicy = _DEFAULT_RECONNECT,
     resubmit: RetryPolicy = RetryPolicy(max_attempts=5),
 ) -> match_pb2.MatchOutcome:
     """Play the seat of ``token`` in ``match`` until the match ends; blocking.
@@ -132,7 +151,7 @@ def run_bot(
 
     Raises:
         BotarenaError: The seat cannot be played (bad token, unknown match) or the server
-            stayed unreachable for ``reconnect.max_attempts`` tries.
+            stayed unreachable for as long as ``reconnect`` allows.
         Exception: Whatever the bot's ``choose_move`` or hooks raised.
     """
     return asyncio.run(
@@ -157,7 +176,7 @@ async def run_bot_async(
     match: str = "",
     seed: int | None = None,
     think_in_thread: bool = True,
-    reconnect: RetryPolicy = RetryPolicy(),
+    reconnect: RetryPolicy = _DEFAULT_RECONNECT,
     resubmit: RetryPolicy = RetryPolicy(max_attempts=5),
 ) -> match_pb2.MatchOutcome:
     """Play the seat of ``token`` in ``match`` until the match ends.
@@ -176,7 +195,8 @@ async def run_bot_async(
         think_in_thread: Run ``choose_move`` in a worker thread so the event loop (other
             seats, the stream) keeps running while the bot thinks. Set False for bots
             that must run on the loop's thread.
-        reconnect: How often and how fast to reopen a dropped event stream.
+        reconnect: How often, how fast and how long to reopen a dropped event stream
+            (by default for at least a minute, so the bot outlives a server restart).
         resubmit: How often and how fast to resend a move after a transient failure
             (always with the same ``request_id``, so a move is never applied twice).
 
@@ -185,14 +205,16 @@ async def run_bot_async(
 
     Raises:
         BotarenaError: The seat cannot be played (bad token, unknown match) or the server
-            stayed unreachable for ``reconnect.max_attempts`` tries.
+            stayed unreachable for as long as ``reconnect`` allows.
         Exception: Whatever the bot's ``choose_move`` or hooks raised.
     """
     if isinstance(server, AsyncMatchClient):
         return await _SeatPlayer(
             bot, server.with_token(token), match, seed, think_in_thread, reconnect, resubmit
         ).play()
-    async with AsyncMatchClient(target=server, token=token) as client:
+    async with AsyncMatchClient(
+        target=server, token=token, channel_options=_CHANNEL_OPTIONS
+    ) as client:
         return await _SeatPlayer(
             bot, client, match, seed, think_in_thread, reconnect, resubmit
         ).play()
@@ -240,13 +262,17 @@ class _SeatPlayer:
         # and tells the seat index, which on_match_start reports. A bot may start before
         # its server listens (a runner starts both at once), so this call is retried too.
         failures = 0
+        first_failure = 0.0
+        loop = asyncio.get_running_loop()
         while True:
             try:
                 response = await self.client.get_player_view(self.match)
                 break
             except TransientError:
                 failures += 1
-                if failures >= self.reconnect.max_attempts:
+                if failures == 1:
+                    first_failure = loop.time()
+                if self.reconnect.gives_up(failures, loop.time() - first_failure):
                     raise
                 await asyncio.sleep(self.reconnect.backoff(failures, self.jitter))
         self.seat = response.view.seat
@@ -272,6 +298,8 @@ class _SeatPlayer:
 
     async def follow(self) -> match_pb2.MatchOutcome:
         failures = 0
+        first_failure = 0.0
+        loop = asyncio.get_running_loop()
         while True:
             error: BotarenaError | None = None
             try:
@@ -290,7 +318,9 @@ class _SeatPlayer:
                     raise
                 error = exc
             failures += 1
-            if failures >= self.reconnect.max_attempts:
+            if failures == 1:
+                first_failure = loop.time()
+            if self.reconnect.gives_up(failures, loop.time() - first_failure):
                 raise error or UnavailableError(
                     grpc.StatusCode.UNAVAILABLE,
                     None,

@@ -43,6 +43,13 @@ def _parser() -> argparse.ArgumentParser:
         help=f"require this token to create matches (default: ${_ADMIN_TOKEN_ENV})",
     )
     serve.add_argument(
+        "--db",
+        metavar="PATH",
+        help="the SQLite database that keeps matches and results across restarts "
+        "(default: $XDG_DATA_HOME/botarena/botarena.db or ~/.local/share/botarena/botarena.db; "
+        "':memory:' keeps nothing)",
+    )
+    serve.add_argument(
         "--log-format",
         choices=("auto", "json", "console"),
         default="auto",
@@ -68,27 +75,46 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-async def _serve(host: str, port: int, admin_token: str | None, buildings: BuildingTable) -> None:
+async def _serve(
+    host: str, port: int, admin_token: str | None, db: str | None, buildings: BuildingTable
+) -> int:
     import structlog
 
     from botarena.server.service import create_server
+    from botarena.server.store import SqliteStore, StoreError, default_database_path
 
     logger = structlog.get_logger("botarena.serve")
+    # Without --db the server still keeps its matches: a default file, never nothing.
+    path = db or str(default_database_path())
+    try:
+        store = SqliteStore(path)
+    except StoreError as error:
+        logger.error("cannot open the database", database=path, error=str(error))
+        return 1
+    logger.info("database", database=path, schema_version=store.schema_version)
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    server, bound = await create_server(
-        address,
-        admin_token=admin_token,
-        queendomino_buildings=buildings,
-    )
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
-    logger.info("serving", host=host, port=bound, admin_token_required=admin_token is not None)
-    await stop.wait()
-    logger.info("stopping", grace_seconds=_GRACE_SECONDS)
-    await server.stop(_GRACE_SECONDS)
+    try:
+        server, bound = await create_server(
+            address, admin_token=admin_token, store=store, queendomino_buildings=buildings
+        )
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, stop.set)
+        logger.info(
+            "serving",
+            host=host,
+            port=bound,
+            database=path,
+            admin_token_required=admin_token is not None,
+        )
+        await stop.wait()
+        logger.info("stopping", grace_seconds=_GRACE_SECONDS)
+        await server.stop(_GRACE_SECONDS)
+    finally:
+        store.close()
     logger.info("stopped")
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -119,8 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ValueError as error:
             print(f"botarena serve: --queendomino-buildings: {error}", file=sys.stderr)
             return 2
-        asyncio.run(_serve(args.host, args.port, args.admin_token, buildings))
-        return 0
+        return asyncio.run(_serve(args.host, args.port, args.admin_token, args.db, buildings))
     raise AssertionError(f"unhandled command {args.command}")
 
 

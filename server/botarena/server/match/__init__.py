@@ -3,7 +3,8 @@
 Sits above the pure engines (``botarena.server.games``) and below the gRPC service; it
 never imports grpc (DESIGN.md: Match layer). :class:`Match` is the synchronous aggregate
 (testable with a fake clock); :class:`MatchManager` holds matches in an asyncio loop, runs
-their deadline timers and streams their events.
+their deadline timers and streams their events, and with a ``botarena.server.store``
+commits every change before announcing it and recovers unfinished matches after a restart.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from botarena.server.match._errors import (
     MatchFinishedError,
     MatchNotFoundError,
     NotYourTurnError,
+    RecoveryError,
     SeatForfeitedError,
     SeatTokenInvalidError,
     SeatTokenRequiredError,
@@ -34,8 +36,11 @@ from botarena.server.match._match import (
     MatchResult,
     PendingDecision,
     ResignResult,
+    SeatRecord,
     SubmitResult,
+    hash_token,
 )
+from botarena.server.match._persistence import MatchCodec
 from botarena.server.match._settings import (
     DEFAULT_MAX_ILLEGAL_MOVES,
     DEFAULT_MOVE_TIME_LIMIT,
@@ -58,6 +63,7 @@ __all__ = [
     "InvalidRequestError",
     "LogEntry",
     "Match",
+    "MatchCodec",
     "MatchError",
     "MatchFinishedError",
     "MatchManager",
@@ -67,8 +73,10 @@ __all__ = [
     "NotYourTurnError",
     "PendingDecision",
     "Policies",
+    "RecoveryError",
     "ResignResult",
     "SeatForfeitedError",
+    "SeatRecord",
     "SeatTokenInvalidError",
     "SeatTokenRequiredError",
     "StaleStateVersionError",
@@ -78,6 +86,7 @@ __all__ = [
     "TimeControl",
     "TimeoutPolicy",
     "TooManyMatchesError",
+    "hash_token",
     "hooks_for",
     "register_hooks",
 ]

@@ -21,6 +21,7 @@ __all__ = [
     "MatchFinishedError",
     "MatchNotFoundError",
     "NotYourTurnError",
+    "RecoveryError",
     "SeatForfeitedError",
     "SeatTokenInvalidError",
     "SeatTokenRequiredError",
@@ -190,3 +191,11 @@ class TooManyMatchesError(MatchError):
         super().__init__(
             "TOO_MANY_MATCHES", f"the server holds its limit of {limit} active matches"
         )
+
+
+class RecoveryError(Exception):
+    """A stored match cannot be rebuilt: its log does not replay through the engine.
+
+    Not a :class:`MatchError`: no client request causes it. The manager logs it and
+    leaves the match out, so one damaged match never stops a server from starting.
+    """

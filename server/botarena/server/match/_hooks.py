@@ -35,6 +35,17 @@ class GameHooks:
             raise LookupError(f"seat {seat} has no legal move")
         return moves[0]
 
+    def annotate(
+        self, rules: Rules[Any, Any, Any, Any], state: Any, seat: Seat, move: object
+    ) -> object:
+        """Return ``move`` with the annotations the engine puts on its listed twin (a
+        Qwirkle placement's score); used when a stored log is replayed.
+
+        The generic version finds the twin among the legal moves (``move`` itself if
+        there is none); a game may compute the annotation directly instead.
+        """
+        return next((legal for legal in rules.legal_moves(state, seat) if legal == move), move)
+
     def scores(
         self, rules: Rules[Any, Any, Any, Any], state: Any, seat_count: int
     ) -> tuple[int, ...]:

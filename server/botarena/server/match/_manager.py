@@ -4,6 +4,13 @@ All matches live in one event loop and every :class:`Match` command is synchrono
 command never interleaves with another: no locks. After every change the manager wakes
 the match's stream subscribers (one ``asyncio.Event`` per match, replaced on each change)
 and re-arms the match's single deadline timer for its earliest pending decision.
+
+With a store, every change is committed first: the new log entries, the seats' time
+banks and counters, and the result, in one transaction, before any subscriber is woken.
+Streams show only committed entries, so a decision is announced only once the entry
+before it is durable, and a crash loses nothing a bot was told. :meth:`MatchManager.recover`
+rebuilds the unfinished matches after a restart; finished matches that are no longer in
+memory are rebuilt from the store when asked for.
 """
 
 from __future__ import annotations
@@ -22,7 +29,9 @@ import structlog
 from botarena.server.games import Rules, Seat, get_rules
 from botarena.server.match._errors import (
     InvalidRequestError,
+    MatchError,
     MatchNotFoundError,
+    RecoveryError,
     SeatTokenRequiredError,
     StateVersionAheadError,
     TooManyMatchesError,
@@ -35,9 +44,19 @@ from botarena.server.match._match import (
     Match,
     PendingDecision,
     ResignResult,
+    SeatRecord,
     SubmitResult,
 )
+from botarena.server.match._persistence import (
+    MatchCodec,
+    entry_of,
+    stored_event,
+    stored_match,
+    stored_result,
+    stored_seats,
+)
 from botarena.server.match._settings import MatchSettings
+from botarena.server.store import Store, StoredMatch
 
 __all__ = ["MatchManager", "StreamItem"]
 
@@ -75,6 +94,8 @@ class StreamItem:
 class _Slot:
     match: Match
     sequence: int
+    # The last version committed to the store (with no store: the last version applied).
+    durable_version: int
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     timer: asyncio.TimerHandle | None = None
 
@@ -88,7 +109,13 @@ class MatchManager:
         clock: Monotonic seconds; must be the event loop's clock base (the default).
         wall_clock: Epoch seconds, for timestamps.
         max_active_matches: Creating more unfinished matches is refused.
-        max_finished_matches: Finished matches kept in memory; the oldest go first.
+        max_finished_matches: Finished matches kept in memory; the oldest go first (with
+            a store they are rebuilt from it when asked for again).
+        store: Where matches are made durable; ``None`` keeps them in memory only.
+        codec: Encodes settings and moves for ``store`` (required with a store).
+
+    Raises:
+        ValueError: A store without a codec.
     """
 
     def __init__(
@@ -100,7 +127,13 @@ class MatchManager:
         wall_clock: Clock = time.time,
         max_active_matches: int = 10_000,
         max_finished_matches: int = 10_000,
+        store: Store | None = None,
+        codec: MatchCodec | None = None,
     ) -> None:
+        if store is not None and codec is None:
+            raise ValueError("a MatchManager with a store needs a codec")
+        self.store = store
+        self._codec = codec
         self._games = games
         self._hooks = hooks
         self._clock = clock
@@ -110,7 +143,8 @@ class MatchManager:
         self._slots: dict[str, _Slot] = {}
         self._finished: OrderedDict[str, None] = OrderedDict()
         self._created: OrderedDict[str, str] = OrderedDict()
-        self._sequence = 0
+        # Sequence numbers go on from the store's: they order ListMatches across restarts.
+        self._sequence = store.last_sequence() if store is not None else 0
         self._closed = False
 
     # ------------------------------------------------------------------ queries
@@ -134,10 +168,7 @@ class MatchManager:
         Raises:
             MatchNotFoundError: No such match.
         """
-        slot = self._slots.get(match_id)
-        if slot is None:
-            raise MatchNotFoundError(match_id)
-        return slot.match
+        return self._slot(match_id).match
 
     def matches(self) -> list[Match]:
         """Return every match held, newest first."""
@@ -161,7 +192,51 @@ class MatchManager:
 
     def sequence(self, match_id: str) -> int:
         """Return the creation order number of a match (larger is newer)."""
-        return self._slots[match_id].sequence
+        return self._slot(match_id).sequence
+
+    def list_matches(
+        self,
+        *,
+        game: str = "",
+        finished: bool | None = None,
+        before_sequence: int | None = None,
+        limit: int = 50,
+    ) -> list[tuple[int, Match]]:
+        """Return matches newest first with their sequence numbers, filtered.
+
+        With a store every stored match is listed (finished ones no longer in memory are
+        rebuilt); without one, the matches held in memory.
+
+        Args:
+            game: Only this game; empty for every game.
+            finished: Only finished (True) or unfinished (False) matches; ``None``: both.
+            before_sequence: Only matches older than this sequence number.
+            limit: At most this many.
+        """
+        found: list[tuple[int, Match]] = []
+        if self.store is not None:
+            stored = self.store.list_matches(
+                game=game, finished=finished, before_sequence=before_sequence, limit=limit
+            )
+            for record in stored:
+                try:
+                    found.append((record.sequence, self.get(record.match_id)))
+                except MatchNotFoundError:
+                    continue  # a match that could not be recovered (logged at start)
+            return found
+        slots = sorted(self._slots.values(), key=lambda slot: slot.sequence, reverse=True)
+        for slot in slots:
+            match = slot.match
+            if before_sequence is not None and slot.sequence >= before_sequence:
+                continue
+            if game and match.settings.game != game:
+                continue
+            if finished is not None and match.finished != finished:
+                continue
+            if len(found) == limit:
+                break
+            found.append((slot.sequence, match))
+        return found
 
     @property
     def active_count(self) -> int:
@@ -205,7 +280,11 @@ class MatchManager:
             hooks=self._hooks(settings.game) if self._hooks is not None else None,
         )
         self._sequence += 1
-        self._slots[match_id] = _Slot(match, self._sequence)
+        if self.store is not None and self._codec is not None:
+            codec = self._codec
+            events = [stored_event(entry, settings.game, codec) for entry in match.events]
+            self.store.create_match(stored_match(match, self._sequence, codec), events)
+        self._slots[match_id] = _Slot(match, self._sequence, match.state_version)
         if request_id:
             self._created[request_id] = match_id
             if len(self._created) > _CREATE_CACHE_SIZE:
@@ -274,15 +353,16 @@ class MatchManager:
         """
         slot = self._slot(match_id)
         match = slot.match
-        if after_state_version > match.state_version:
-            raise StateVersionAheadError(after_state_version, match.state_version)
+        if after_state_version > slot.durable_version:
+            raise StateVersionAheadError(after_state_version, slot.durable_version)
         cursor = after_state_version if after_state_version > 0 else -1
         announced: int | None = None
         while True:
             changed = slot.changed
-            # Copy what is new before yielding: the consumer may be slow while the match
-            # moves on; the log is append-only, so later entries are picked up next round.
-            for entry in match.events[cursor + 1 :]:
+            # Only committed entries are shown (the module docstring). Copy what is new
+            # before yielding: the consumer may be slow while the match moves on; the log
+            # is append-only, so later entries are picked up next round.
+            for entry in match.events[cursor + 1 : slot.durable_version + 1]:
                 cursor = entry.state_version
                 yield StreamItem(cursor, match.state_at(cursor), entry=entry)
                 if entry.kind is EventKind.MATCH_FINISHED:
@@ -291,7 +371,7 @@ class MatchManager:
             if (
                 decision is not None
                 and decision.decision_id != announced
-                and cursor == match.state_version
+                and cursor == match.state_version == slot.durable_version
             ):
                 announced = decision.decision_id
                 yield StreamItem(
@@ -303,10 +383,44 @@ class MatchManager:
                 continue
             if match.finished and cursor >= match.state_version:
                 return
-            if cursor == match.state_version:
+            if cursor >= slot.durable_version:
                 await changed.wait()
             if self._closed:
                 return
+
+    def recover(self) -> int:
+        """Rebuild every unfinished match of the store and restart its clocks.
+
+        Call once, in the event loop, before serving. Each match is replayed from its log
+        (:meth:`Match.restore`); seats keep their tokens, and their pending decisions
+        start fresh clocks with the time bank they had left. A match that does not replay
+        is logged and left out.
+
+        Returns:
+            The number of matches recovered.
+        """
+        if self.store is None:
+            return 0
+        recovered = 0
+        for record in self.store.unfinished_matches():
+            if record.match_id in self._slots:
+                continue
+            try:
+                match = self._rebuild(record)
+            except RecoveryError as error:
+                _logger.error("match not recovered", match=record.match_id, error=str(error))
+                continue
+            self._slots[record.match_id] = _Slot(match, record.sequence, match.state_version)
+            recovered += 1
+            _logger.info(
+                "match recovered",
+                match=record.match_id,
+                game=record.game,
+                state_version=match.state_version,
+                seats_to_act=match.seats_to_act(),
+            )
+            self._changed(record.match_id)
+        return recovered
 
     def close(self) -> None:
         """Cancel every deadline timer and end every stream (the server is stopping)."""
@@ -322,8 +436,88 @@ class MatchManager:
     def _slot(self, match_id: str) -> _Slot:
         slot = self._slots.get(match_id)
         if slot is None:
+            slot = self._load(match_id)
+        if slot is None:
             raise MatchNotFoundError(match_id)
         return slot
+
+    def _load(self, match_id: str) -> _Slot | None:
+        """Rebuild a finished match from the store (it was evicted, or the server restarted)."""
+        if self.store is None:
+            return None
+        record = self.store.load_match(match_id)
+        if record is None or not record.finished:
+            return None  # unfinished matches are all in memory after recover()
+        try:
+            match = self._rebuild(record)
+        except RecoveryError as error:
+            _logger.error("stored match does not replay", match=match_id, error=str(error))
+            return None
+        slot = _Slot(match, record.sequence, match.state_version)
+        self._slots[match_id] = slot
+        self._retire(match, announce=False)
+        return slot
+
+    def _rebuild(self, record: StoredMatch) -> Match:
+        store, codec = self.store, self._codec
+        if store is None or codec is None:
+            raise RecoveryError("no store")
+        try:
+            rules = self.rules(record.game)
+            settings = codec.decode_settings(record.config, rules)
+            log = [entry_of(event, record.game, codec) for event in store.events(record.match_id)]
+        except (MatchError, ValueError, KeyError) as error:
+            raise RecoveryError(f"match {record.match_id} does not decode: {error}") from error
+        match = Match.restore(
+            record.match_id,
+            rules,
+            settings,
+            log=log,
+            token_hashes=[seat.token_hash for seat in record.seats],
+            seats=[
+                SeatRecord(seat.time_bank, seat.timeouts, seat.illegal_moves)
+                for seat in record.seats
+            ],
+            created_time=record.created_time,
+            clock=self._clock,
+            wall_clock=self._wall_clock,
+            hooks=self._hooks(settings.game) if self._hooks is not None else None,
+        )
+        stored = record.result
+        result = match.result
+        if match.state_version != record.state_version or (stored is None) != (result is None):
+            raise RecoveryError(f"match {record.match_id}: the log and the match row disagree")
+        if stored is not None and result is not None:
+            if (stored.scores, stored.ranks, stored.forfeited, stored.reason) != (
+                result.scores,
+                result.ranks,
+                result.forfeited,
+                result.reason,
+            ):
+                raise RecoveryError(f"match {record.match_id}: the replay changes the result")
+            match.end_time = stored.end_time
+        return match
+
+    def _commit(self, slot: _Slot) -> None:
+        """Write what changed since the last commit in one transaction (with a store)."""
+        match = slot.match
+        if self.store is not None and self._codec is not None:
+            game, codec = match.settings.game, self._codec
+            events = [
+                stored_event(entry, game, codec)
+                for entry in match.events[slot.durable_version + 1 :]
+            ]
+            if events:
+                try:
+                    self.store.record(
+                        match.match_id, events, stored_seats(match), stored_result(match)
+                    )
+                except Exception:
+                    # Memory is ahead of the store: nothing more is shown until a later
+                    # commit (which writes these entries too) succeeds.
+                    _logger.exception("commit failed", match=match.match_id)
+                    raise
+        slot.durable_version = match.state_version
 
     def _authenticated_match(self, match_id: str, token: str | None) -> Match:
         # AIP-193 order: a missing credential is reported before the resource is looked up.
@@ -357,6 +551,7 @@ class MatchManager:
             return
         for entry in match.events[version_before + 1 :]:
             self._log_entry(match, entry)
+        self._commit(self._slots[match.match_id])
         self._changed(match.match_id)
 
     def _on_deadline(self, match_id: str) -> None:
@@ -369,13 +564,19 @@ class MatchManager:
         match.expire()
         for entry in match.events[before + 1 :]:
             self._log_entry(match, entry)
+        self._commit(slot)
         self._changed(match_id)
 
-    def _retire(self, match: Match) -> None:
+    def _retire(self, match: Match, *, announce: bool = True) -> None:
         if match.match_id in self._finished:
             return
         self._finished[match.match_id] = None
         result = match.result
+        while len(self._finished) > self.max_finished_matches:
+            old, _ = self._finished.popitem(last=False)
+            self._slots.pop(old, None)
+        if not announce:
+            return
         _logger.info(
             "match finished",
             match=match.match_id,
@@ -384,9 +585,6 @@ class MatchManager:
             reason=result.reason if result else None,
             ranks=result.ranks if result else None,
         )
-        while len(self._finished) > self.max_finished_matches:
-            old, _ = self._finished.popitem(last=False)
-            self._slots.pop(old, None)
 
     @staticmethod
     def _log_entry(match: Match, entry: LogEntry) -> None:

@@ -18,11 +18,12 @@ every command calls first, so a late move never beats its own timeout.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import secrets
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, TypeVar
 
@@ -32,6 +33,7 @@ from botarena.server.match._errors import (
     MatchError,
     MatchFinishedError,
     NotYourTurnError,
+    RecoveryError,
     SeatForfeitedError,
     SeatTokenInvalidError,
     SeatTokenRequiredError,
@@ -49,7 +51,9 @@ __all__ = [
     "MatchResult",
     "PendingDecision",
     "ResignResult",
+    "SeatRecord",
     "SubmitResult",
+    "hash_token",
 ]
 
 Clock = Callable[[], float]
@@ -164,9 +168,32 @@ class ResignResult:
     state_version: int
 
 
+def hash_token(token: str) -> str:
+    """Return the SHA-256 of a seat token, hex: what the match keeps and the store stores.
+
+    Tokens carry 192 random bits, so a plain hash (no salt, no key stretching) is enough.
+    """
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRecord:
+    """The clock state and counters of a seat between decisions (saved and restored).
+
+    Attributes:
+        time_bank: The seat's time bank, seconds.
+        timeouts: Times it ran out of time.
+        illegal_moves: Its moves rejected as illegal.
+    """
+
+    time_bank: float
+    timeouts: int = 0
+    illegal_moves: int = 0
+
+
 @dataclass(slots=True)
 class _Seat:
-    token: str
+    token_hash: bytes
     name: str
     time_bank: float
     forfeited: bool = False
@@ -189,7 +216,9 @@ class Match:
         clock: Monotonic seconds, for deadlines.
         wall_clock: Epoch seconds, for timestamps.
         hooks: Game strategies; by default those registered for ``settings.game``.
-        tokens: Seat tokens to use instead of fresh random ones (tests, recovery).
+        tokens: Seat tokens to use instead of fresh random ones (tests).
+        token_hashes: The seats' :func:`hash_token` values instead of tokens (a match
+            rebuilt from the store, whose tokens are not known); see :meth:`restore`.
     """
 
     def __init__(
@@ -202,6 +231,7 @@ class Match:
         wall_clock: Clock,
         hooks: GameHooks | None = None,
         tokens: Sequence[str] | None = None,
+        token_hashes: Sequence[str] | None = None,
     ) -> None:
         self.match_id = match_id
         self.rules = rules
@@ -219,16 +249,155 @@ class Match:
         self._decision_ids = 0
         self._forfeits = 0
         self._legal_cache: dict[Seat, tuple[int, Sequence[Any]]] = {}
-        if tokens is None:
+        if tokens is None and token_hashes is None:
             # A token names its match ("{match_id}.{secret}"), so a bot needs only the
             # server and its token (docs/bots.md); the secret part is what authenticates.
             tokens = [f"{match_id}.{secrets.token_urlsafe(24)}" for _ in range(settings.seat_count)]
+        self._tokens = tuple(tokens or ())
+        if token_hashes is None:
+            token_hashes = [hash_token(token) for token in self._tokens]
         self._seats = [
-            _Seat(token=token, name=name, time_bank=settings.time_control.time_bank)
-            for token, name in zip(tokens, settings.seat_names, strict=True)
+            _Seat(
+                token_hash=bytes.fromhex(token_hash),
+                name=name,
+                time_bank=settings.time_control.time_bank,
+            )
+            for token_hash, name in zip(token_hashes, settings.seat_names, strict=True)
         ]
         self._append(EventKind.MATCH_STARTED)
         self._advance(moved=frozenset(), now=clock())
+
+    @classmethod
+    def restore(
+        cls,
+        match_id: str,
+        rules: Rules[Any, Any, Any, Any],
+        settings: MatchSettings,
+        *,
+        log: Sequence[LogEntry],
+        token_hashes: Sequence[str],
+        seats: Sequence[SeatRecord],
+        created_time: float,
+        clock: Clock,
+        wall_clock: Clock,
+        hooks: GameHooks | None = None,
+    ) -> Match:
+        """Rebuild a match from its stored log (after a restart, or for a replay).
+
+        Starts the match anew from its settings (the seed makes it deterministic) and
+        re-applies each logged seat decision in order: moves (the seat's own or the
+        timeout policy's) and forfeits. Entries the match makes itself (a forfeited seat's
+        stand-in moves, the finish) are made again and checked against the log. Then the
+        seats get their stored time banks and counters back, and every pending decision
+        starts a fresh clock of ``move_time_limit`` + bank: the time a seat spent before
+        the restart, and the downtime, are not charged. Rejected moves of an open
+        decision are not in the log, so its illegal-move allowance starts again.
+
+        Args:
+            match_id: The match's id.
+            rules: The game's engine.
+            settings: The match's settings.
+            log: Every stored entry, version 0 first; ``MATCH_FINISHED`` may carry no
+                result (it is made again).
+            token_hashes: The seats' :func:`hash_token` values.
+            seats: The seats' stored clock states and counters.
+            created_time: When the match was created, epoch seconds.
+            clock: Monotonic seconds, for the restarted deadlines.
+            wall_clock: Epoch seconds, for timestamps from now on.
+            hooks: Game strategies; by default those registered for ``settings.game``.
+
+        Raises:
+            RecoveryError: The log does not replay: a logged move is illegal, a seat
+                that owed no decision acted, or a regenerated entry differs.
+        """
+        if not log or log[0].kind is not EventKind.MATCH_STARTED:
+            raise RecoveryError(f"match {match_id}: the log does not start with the match")
+        replay_time = [log[0].time]
+        match = cls(
+            match_id,
+            rules,
+            settings,
+            clock=clock,
+            wall_clock=lambda: replay_time[0],
+            hooks=hooks,
+            token_hashes=token_hashes,
+        )
+        now = clock()
+        try:
+            for entry in log[1:]:
+                replay_time[0] = entry.time
+                match._replay(entry, now)
+        except (IllegalMoveError, ValueError) as error:
+            raise RecoveryError(
+                f"match {match_id}: a logged entry does not apply: {error}"
+            ) from error
+        if len(match.events) != len(log):
+            raise RecoveryError(
+                f"match {match_id}: the log ends at version {len(log) - 1} but the match "
+                f"went on to version {match.state_version}"
+            )
+        # Entries the match made during the replay carry the replay's clock: take the
+        # logged times, so the rebuilt log equals the stored one.
+        match.events = [
+            replace(made, time=logged.time) for made, logged in zip(match.events, log, strict=True)
+        ]
+        match.created_time = created_time
+        if match.result is not None:
+            match.end_time = log[-1].time
+        for data, record in zip(match._seats, seats, strict=True):
+            data.time_bank = record.time_bank
+            data.timeouts = record.timeouts
+            data.illegal_moves = record.illegal_moves
+        match._wall_clock = wall_clock
+        match._restart_clocks(clock())
+        return match
+
+    def _replay(self, entry: LogEntry, now: float) -> None:
+        version = entry.state_version
+        if version < len(self.events):
+            made = self.events[version]
+            if (made.kind, made.seat, made.move, made.by_timeout, made.reason) != (
+                entry.kind,
+                entry.seat,
+                entry.move,
+                entry.by_timeout,
+                entry.reason,
+            ):
+                raise RecoveryError(
+                    f"match {self.match_id}: version {version} replays as {made.kind} of "
+                    f"seat {made.seat}, but the log has {entry.kind} of seat {entry.seat}"
+                )
+            return
+        seat = entry.seat
+        if version != len(self.events) or seat is None or not 0 <= seat < self.seat_count:
+            raise RecoveryError(f"match {self.match_id}: version {version} is out of order")
+        if entry.kind is EventKind.MOVE_APPLIED and seat in self.pending:
+            move = self.hooks.annotate(self.rules, self.state, seat, entry.move)
+            new_state = self.rules.apply(self.state, seat, entry.move)
+            self._apply(
+                seat,
+                move,
+                new_state,
+                think_time=entry.think_time or 0.0,
+                by_timeout=entry.by_timeout,
+                now=now,
+            )
+        elif entry.kind is EventKind.SEAT_FORFEITED and self.result is None:
+            if self._seats[seat].forfeited:
+                raise RecoveryError(f"match {self.match_id}: seat {seat} forfeited twice")
+            self._forfeit(seat, ForfeitReason(entry.reason or ""), now)
+        else:
+            raise RecoveryError(
+                f"match {self.match_id}: version {version} is a {entry.kind} of seat {seat}, "
+                "which the match did not wait for"
+            )
+
+    def _restart_clocks(self, now: float) -> None:
+        # Fresh deadlines from the seats' banks; each decision keeps the version it was
+        # requested at, so a move chosen before the restart is still current.
+        for seat, decision in sorted(self.pending.items()):
+            self._request_decision(seat, now)
+            self.pending[seat].requested_version = decision.requested_version
 
     # ------------------------------------------------------------------ queries
 
@@ -249,8 +418,18 @@ class Match:
 
     @property
     def tokens(self) -> tuple[str, ...]:
-        """Every seat's secret token, by seat."""
-        return tuple(seat.token for seat in self._seats)
+        """Every seat's secret token, by seat; empty for a match rebuilt from the store."""
+        return self._tokens
+
+    @property
+    def token_hashes(self) -> tuple[str, ...]:
+        """Every seat's :func:`hash_token`, by seat."""
+        return tuple(seat.token_hash.hex() for seat in self._seats)
+
+    def seat_record(self, seat: Seat) -> SeatRecord:
+        """Return the seat's clock state and counters as they stand between decisions."""
+        data = self._seats[seat]
+        return SeatRecord(data.time_bank, data.timeouts, data.illegal_moves)
 
     def seat_name(self, seat: Seat) -> str:
         """Return the display name of ``seat``."""
@@ -308,9 +487,10 @@ class Match:
         if not token:
             raise SeatTokenRequiredError()
         found: Seat | None = None
+        digest = hashlib.sha256(token.encode()).digest()
         # Compare against every seat in constant time per token: no timing oracle.
         for seat, data in enumerate(self._seats):
-            if hmac.compare_digest(data.token.encode(), token.encode()):
+            if hmac.compare_digest(data.token_hash, digest):
                 found = seat
         if found is None:
             raise SeatTokenInvalidError()

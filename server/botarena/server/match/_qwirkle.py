@@ -8,6 +8,7 @@ the bag holds); else a pass.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from botarena.server.games import Rules, Seat
@@ -42,6 +43,18 @@ class QwirkleHooks(GameHooks):
         if not moves:
             raise LookupError(f"seat {seat} has no legal move")
         return moves[0]
+
+    def annotate(
+        self, rules: Rules[Any, Any, Any, Any], state: Any, seat: Seat, move: object
+    ) -> object:
+        """Return a placement with its score (what ``legal_moves`` lists); others as given.
+
+        Scores one placement instead of generating every legal move: a replay does this
+        for every logged placement.
+        """
+        if isinstance(move, Place) and move.score is None:
+            return replace(move, score=rules.score(state, seat, move))  # type: ignore[attr-defined]
+        return move
 
     def scores(
         self, rules: Rules[Any, Any, Any, Any], state: Any, seat_count: int

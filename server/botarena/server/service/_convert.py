@@ -40,6 +40,7 @@ __all__ = [
     "decode_settings",
     "encode_decision",
     "encode_match",
+    "encode_settings",
     "match_id_of",
     "match_name",
 ]
@@ -142,7 +143,8 @@ def decode_settings(
     )
 
 
-def _encode_settings(settings: MatchSettings, codec: GameCodec, out: match_pb2.MatchConfig) -> None:
+def encode_settings(settings: MatchSettings, codec: GameCodec, out: match_pb2.MatchConfig) -> None:
+    """Write ``settings`` (every default filled in) into the empty ``out``."""
     out.game = codec.proto_game
     out.seat_count = settings.seat_count
     out.seed = settings.seed
@@ -174,7 +176,7 @@ def encode_match(match: Match, out: match_pb2.Match, *, at_start: bool = False) 
     """
     codec = codec_for_game(match.settings.game)
     out.name = match_name(match.match_id)
-    _encode_settings(match.settings, codec, out.config)
+    encode_settings(match.settings, codec, out.config)
     set_timestamp(out.create_time, match.created_time)
     finished = match.finished and not at_start
     out.state = match_pb2.Match.STATE_FINISHED if finished else match_pb2.Match.STATE_ACTIVE

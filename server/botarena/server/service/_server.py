@@ -13,6 +13,8 @@ from grpc_reflection.v1alpha import reflection
 from botarena.server.match import MatchManager
 from botarena.server.service._handlers import SERVICE_NAME, match_service_handler
 from botarena.server.service._servicer import MatchServicer
+from botarena.server.service._storage import ProtobufMatchCodec
+from botarena.server.store import Store
 
 if TYPE_CHECKING:
     from botarena.server.games.queendomino import BuildingTable
@@ -32,6 +34,7 @@ async def create_server(
     address: str,
     *,
     manager: MatchManager | None = None,
+    store: Store | None = None,
     admin_token: str | None = None,
     queendomino_buildings: BuildingTable | None = None,
     max_receive_message_bytes: int = MAX_RECEIVE_MESSAGE_BYTES,
@@ -43,6 +46,9 @@ async def create_server(
     Args:
         address: ``host:port``; port 0 picks a free port.
         manager: The matches to serve; a new :class:`MatchManager` by default.
+        store: Makes a new manager's matches durable, with the protobuf codec; its
+            unfinished matches are recovered before the server starts. ``None`` (the
+            default) keeps matches in memory only. The caller closes it after ``stop``.
         admin_token: When set, CreateMatch requires it.
         queendomino_buildings: The building table of every Queendomino match (the
             operator's ``--queendomino-buildings``, validated by ``load_buildings``). When
@@ -60,7 +66,13 @@ async def create_server(
         RuntimeError: The address cannot be bound.
     """
     if manager is None:
+        if store is not None:
+            manager_options.update(store=store, codec=ProtobufMatchCodec())
         manager = MatchManager(**manager_options)
+    elif store is not None:
+        raise ValueError("pass a store either to create_server or to the manager, not both")
+    # Before the port opens: a bot that reconnects finds its match.
+    manager.recover()
     server = grpc.aio.server(
         options=[
             ("grpc.max_receive_message_length", max_receive_message_bytes),

@@ -140,23 +140,14 @@ class MatchServicer:
         filters = [game, state]
         before = _decode_page_token(request.page_token, filters)
         response = match_service_pb2.ListMatchesResponse()
-        last_sequence = 0
-        for match in self.manager.matches():
-            sequence = self.manager.sequence(match.match_id)
-            if before is not None and sequence >= before:
-                continue
-            if game and match.settings.game != game:
-                continue
-            finished_state = (
-                match_pb2.Match.STATE_FINISHED if match.finished else match_pb2.Match.STATE_ACTIVE
-            )
-            if state and state != finished_state:
-                continue
-            if len(response.matches) == size:
-                response.next_page_token = _encode_page_token(last_sequence, filters)
-                break
+        finished = None if not state else state == match_pb2.Match.STATE_FINISHED
+        found = self.manager.list_matches(
+            game=game, finished=finished, before_sequence=before, limit=size + 1
+        )
+        for sequence, match in found[:size]:
             encode_match(match, response.matches.add())
-            last_sequence = sequence
+            if len(found) > size:
+                response.next_page_token = _encode_page_token(sequence, filters)
         return response
 
     @handle_errors

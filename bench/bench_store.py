@@ -1,0 +1,134 @@
+"""Benchmark the cost of durability: a move through the match layer with and without a store.
+
+Usage: ``python bench/bench_store.py [--games N] [--rounds R]``
+
+Plays seeded Qwirkle games (first legal move, 2 seats) through ``MatchManager.submit``,
+the layer that commits each move before announcing it, three ways in alternating rounds:
+no store, a SQLite file store (WAL, ``synchronous=NORMAL``: what ``botarena serve``
+uses) and a ``:memory:`` store. It prints the median microseconds per move (a "hop") of
+each, the added cost per hop, and the time inside ``Store.record`` itself. The engine's
+time is the same in every run, so the difference is the price of durability. A recovery
+replay of a finished game (``Match.restore``) is timed too. Never a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from botarena.server.match import MatchManager, MatchSettings
+from botarena.server.service import configure_logging
+from botarena.server.service._storage import ProtobufMatchCodec
+from botarena.server.store import MEMORY, SqliteStore, StoredEvent, StoredResult, StoredSeat
+
+
+class TimedStore(SqliteStore):
+    """A SqliteStore that adds up the time spent committing moves."""
+
+    seconds = 0.0
+    commits = 0
+
+    def record(
+        self,
+        match_id: str,
+        events: Sequence[StoredEvent],
+        seats: Sequence[StoredSeat],
+        result: StoredResult | None = None,
+    ) -> None:
+        start = time.perf_counter()
+        super().record(match_id, events, seats, result)
+        self.seconds += time.perf_counter() - start
+        self.commits += 1
+
+
+def _settings(seed: int) -> MatchSettings:
+    from botarena.server.games.qwirkle import QWIRKLE
+
+    return MatchSettings(
+        game="qwirkle", seat_count=2, seed=seed, game_config=QWIRKLE.default_config()
+    )
+
+
+async def _play(manager: MatchManager, games: int, seed: int) -> tuple[float, int]:
+    """Play ``games`` games; return the seconds spent in submit and the number of moves."""
+    seconds, moves = 0.0, 0
+    for game in range(games):
+        match, _ = manager.create(_settings(seed + game))
+        tokens = match.tokens
+        while not match.finished:
+            seat = match.seats_to_act()[0]
+            move = match.legal_moves(seat)[0]  # engine time, outside the timed call
+            start = time.perf_counter()
+            manager.submit(
+                match.match_id, tokens[seat], move, expected_state_version=match.state_version
+            )
+            seconds += time.perf_counter() - start
+            moves += 1
+    return seconds, moves
+
+
+def _round(store: TimedStore | None, games: int, seed: int) -> float:
+    async def run() -> float:
+        options: dict[str, Any] = {}
+        if store is not None:
+            options = {"store": store, "codec": ProtobufMatchCodec()}
+        manager = MatchManager(**options)
+        seconds, moves = await _play(manager, games, seed)
+        manager.close()
+        return seconds / moves * 1e6
+
+    return asyncio.run(run())
+
+
+def _replay_ms(store: SqliteStore, games: int) -> float:
+    async def run() -> float:
+        manager = MatchManager(store=store, codec=ProtobufMatchCodec(), max_finished_matches=0)
+        finished = store.list_matches(finished=True, limit=games)
+        start = time.perf_counter()
+        for record in finished:
+            manager.get(record.match_id)
+        elapsed = time.perf_counter() - start
+        manager.close()
+        return elapsed / len(finished) * 1e3
+
+    return asyncio.run(run())
+
+
+def main() -> None:
+    """Run the benchmark and print µs per hop with and without a store."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=20, help="games per round")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of each variant")
+    args = parser.parse_args()
+    configure_logging(level=40)  # errors only: logging is not what is measured
+    with tempfile.TemporaryDirectory() as folder:
+        file_store = TimedStore(Path(folder) / "bench.db")
+        memory_store = TimedStore(MEMORY)
+        results: dict[str, list[float]] = {"none": [], "file": [], "memory": []}
+        for round_number in range(args.rounds):
+            seed = 1 + round_number * args.games
+            results["none"].append(_round(None, args.games, seed))
+            results["file"].append(_round(file_store, args.games, seed))
+            results["memory"].append(_round(memory_store, args.games, seed))
+        replay = _replay_ms(file_store, args.games)
+        commit_us = file_store.seconds / file_store.commits * 1e6
+        file_store.close()
+    none, file, memory = (statistics.median(results[name]) for name in ("none", "file", "memory"))
+    print(f"qwirkle, first legal move, {args.games} games x {args.rounds} rounds per variant")
+    print(f"  no store      {none:8.1f} µs per hop")
+    print(f"  file store    {file:8.1f} µs per hop  (+{file - none:.1f} µs, x{file / none:.2f})")
+    print(
+        f"  memory store  {memory:8.1f} µs per hop  (+{memory - none:.1f} µs, x{memory / none:.2f})"
+    )
+    print(f"  Store.record on the file: {commit_us:.1f} µs per commit")
+    print(f"  rebuilding a finished game from the file: {replay:.1f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,26 @@
+"""The store's errors: a database that cannot be opened or is newer than the code."""
+
+from __future__ import annotations
+
+__all__ = ["SchemaTooNewError", "StoreError"]
+
+
+class StoreError(Exception):
+    """The database cannot be used; the message says why and what to do."""
+
+
+class SchemaTooNewError(StoreError):
+    """The database was written by a newer botarena (it has unknown migrations).
+
+    Args:
+        found: The database's schema version.
+        known: The newest version this code knows.
+    """
+
+    def __init__(self, found: int, known: int) -> None:
+        super().__init__(
+            f"the database has schema version {found}, newer than this botarena "
+            f"understands ({known}); upgrade botarena or use another --db file"
+        )
+        self.found = found
+        self.known = known

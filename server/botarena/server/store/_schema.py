@@ -1,0 +1,140 @@
+"""The database schema as ordered forward migrations, and the code that applies them.
+
+Migration ``n`` (1-based) is ``MIGRATIONS[n - 1]``: a sequence of SQL statements run in
+one transaction, after which ``schema_version`` holds a row for ``n``. A database is
+brought up to date by applying every migration it has not seen, in order; one that has
+seen more migrations than this code knows is refused (:class:`SchemaTooNewError`), never
+guessed at. Migrations are append-only: never edit one that has shipped.
+
+To add a migration, write its statements as a tuple of strings and append it to
+:data:`MIGRATIONS` (``MIGRATIONS = (MATCHES_V1, LADDER_V1)``); the next open applies it.
+
+The SQL is kept portable to PostgreSQL (docs/decisions.md: Persistence): ``TEXT``,
+``INTEGER``/``BIGINT``, ``DOUBLE PRECISION`` epoch seconds, ``BOOLEAN``, and ``BLOB``,
+which becomes ``bytea`` there; no ``AUTOINCREMENT``, ``WITHOUT ROWID`` or PRAGMAs here.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Sequence
+
+from botarena.server.store._errors import SchemaTooNewError, StoreError
+
+__all__ = ["MATCHES_V1", "MIGRATIONS", "Migration", "migrate", "schema_version"]
+
+Migration = Sequence[str]
+"""One migration: SQL statements applied together in one transaction."""
+
+MATCHES_V1: Migration = (
+    # One row per match: what it was created with and where it stands. `config` is the
+    # match's full configuration in a game-neutral encoding chosen by the match layer's
+    # codec (the server uses the wire bytes of botarena.v1.MatchConfig).
+    """CREATE TABLE matches (
+        match_id TEXT PRIMARY KEY,
+        sequence BIGINT NOT NULL UNIQUE,
+        game TEXT NOT NULL,
+        seat_count INTEGER NOT NULL,
+        seed TEXT NOT NULL,
+        config BLOB NOT NULL,
+        finished BOOLEAN NOT NULL,
+        state_version INTEGER NOT NULL,
+        created_time DOUBLE PRECISION NOT NULL,
+        end_time DOUBLE PRECISION,
+        end_reason TEXT
+    )""",
+    "CREATE INDEX matches_by_state ON matches (finished, sequence)",
+    "CREATE INDEX matches_by_game ON matches (game, sequence)",
+    # A seat's credentials (a SHA-256 hash of its token, never the token) and the clock
+    # state it keeps between decisions.
+    """CREATE TABLE match_seats (
+        match_id TEXT NOT NULL REFERENCES matches (match_id),
+        seat INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        token_hash TEXT NOT NULL,
+        time_bank DOUBLE PRECISION NOT NULL,
+        timeouts INTEGER NOT NULL,
+        illegal_moves INTEGER NOT NULL,
+        PRIMARY KEY (match_id, seat)
+    )""",
+    # The append-only event log: one row per state version.
+    """CREATE TABLE events (
+        match_id TEXT NOT NULL REFERENCES matches (match_id),
+        state_version INTEGER NOT NULL,
+        time DOUBLE PRECISION NOT NULL,
+        kind TEXT NOT NULL,
+        seat INTEGER,
+        move BLOB,
+        think_time DOUBLE PRECISION,
+        by_timeout BOOLEAN NOT NULL,
+        reason TEXT,
+        PRIMARY KEY (match_id, state_version)
+    )""",
+    # Final results, one row per seat; the end reason and time are on the match.
+    """CREATE TABLE results (
+        match_id TEXT NOT NULL REFERENCES matches (match_id),
+        seat INTEGER NOT NULL,
+        score INTEGER NOT NULL,
+        rank INTEGER NOT NULL,
+        forfeited BOOLEAN NOT NULL,
+        PRIMARY KEY (match_id, seat)
+    )""",
+)
+"""Migration 1: matches, their seats, event logs and results."""
+
+MIGRATIONS: Sequence[Migration] = (MATCHES_V1,)
+"""Every migration in order; append new ones at the end."""
+
+_VERSION_TABLE = """CREATE TABLE IF NOT EXISTS schema_version (
+    version INTEGER PRIMARY KEY,
+    applied_time DOUBLE PRECISION NOT NULL
+)"""
+
+
+def schema_version(connection: sqlite3.Connection) -> int:
+    """Return the number of migrations applied to the database (0 for an empty one)."""
+    connection.execute(_VERSION_TABLE)
+    row = connection.execute("SELECT COALESCE(MAX(version), 0) FROM schema_version").fetchone()
+    return int(row[0])
+
+
+def migrate(connection: sqlite3.Connection, migrations: Sequence[Migration] = MIGRATIONS) -> int:
+    """Apply the migrations the database has not seen, each in its own transaction.
+
+    Args:
+        connection: An autocommit connection (``isolation_level=None``).
+        migrations: The migrations this code knows, in order.
+
+    Returns:
+        The schema version after migrating (``len(migrations)``).
+
+    Raises:
+        SchemaTooNewError: The database has seen more migrations than ``migrations``.
+        StoreError: A statement of a migration failed; that migration is rolled back.
+        sqlite3.Error: The database cannot be read.
+    """
+    while True:
+        # BEGIN IMMEDIATE takes the write lock before reading the version, so two
+        # processes opening one new file cannot both apply a migration.
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            current = schema_version(connection)
+            if current > len(migrations):
+                raise SchemaTooNewError(current, len(migrations))
+            if current == len(migrations):
+                connection.execute("COMMIT")
+                return current
+            try:
+                for statement in migrations[current]:
+                    connection.execute(statement)
+            except sqlite3.Error as error:
+                raise StoreError(f"schema migration {current + 1} failed: {error}") from error
+            connection.execute(
+                "INSERT INTO schema_version (version, applied_time) VALUES (?, ?)",
+                (current + 1, time.time()),
+            )
+            connection.execute("COMMIT")
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
