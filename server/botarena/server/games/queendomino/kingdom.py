@@ -238,13 +238,20 @@ class Kingdom:
             ``(reason, message)`` for the first failing check of RULES.md 3A, in the order
             occupied, box, connection, terrain; ``None`` if all pass.
         """
+        return self._problem(domino, placement, self.bounds)
+
+    def _problem(
+        self, domino: Domino, placement: DominoPlacement, bounds: tuple[int, int, int, int]
+    ) -> tuple[QueendominoReason, str] | None:
+        # placement_problem with the kingdom's bounds computed once by the caller
+        # (legal_placements tries ~100 candidates; bench/bench_queendomino.py).
         cells = placement.cells
         for cell in cells:
             if self.is_occupied(cell):
                 what = "the castle" if cell == CASTLE else "a placed square"
                 return (QueendominoReason.SQUARE_OCCUPIED, f"{cell} already holds {what}")
         # RULES.md 3A: the whole kingdom must fit a size x size box after placement.
-        min_x, min_y, max_x, max_y = self.bounds
+        min_x, min_y, max_x, max_y = bounds
         for x, y in cells:
             min_x, max_x = min(min_x, x), max(max_x, x)
             min_y, max_y = min(min_y, y), max(max_y, y)
@@ -299,7 +306,8 @@ class Kingdom:
                     dx, dy = rotation.step
                     candidates.add(DominoPlacement(cell, rotation))
                     candidates.add(DominoPlacement((cell[0] - dx, cell[1] - dy), rotation))
-        legal = (p for p in candidates if self.placement_problem(domino, p) is None)
+        bounds = self.bounds
+        legal = (p for p in candidates if self._problem(domino, p, bounds) is None)
         return tuple(sorted(legal, key=lambda p: (p.cell[1], p.cell[0], p.rotation)))
 
     def place(self, domino: Domino, placement: DominoPlacement) -> Kingdom:
