@@ -36,10 +36,11 @@ __all__ = [
 def _registry() -> Mapping[str, Rules[Any, Any, Any, Any]]:
     # Games are imported here, not at module top, so that each game can import the shared
     # vocabulary from this package without a cycle.
+    from botarena.server.games.queendomino import QUEENDOMINO
     from botarena.server.games.qwirkle import QWIRKLE
     from botarena.server.games.qwixx import QWIXX
 
-    games: list[Rules[Any, Any, Any, Any]] = [QWIRKLE, QWIXX]
+    games: list[Rules[Any, Any, Any, Any]] = [QWIRKLE, QWIXX, QUEENDOMINO]
     return MappingProxyType({rules.name: rules for rules in games})
 
 
