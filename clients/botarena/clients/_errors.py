@@ -96,7 +96,8 @@ class MatchNotFoundError(BotarenaError):
 
 class AuthenticationError(BotarenaError):
     """UNAUTHENTICATED: the call needs a token (``SEAT_TOKEN_REQUIRED``,
-    ``ADMIN_TOKEN_REQUIRED``)."""
+    ``ADMIN_TOKEN_REQUIRED``) or a ladder bot's secret (``BOT_SECRET_REQUIRED``,
+    ``BOT_SECRET_INVALID``)."""
 
 
 class PermissionDeniedError(BotarenaError):
@@ -189,6 +190,9 @@ _BY_REASON: Mapping[str, type[BotarenaError]] = MappingProxyType(
         "NOT_YOUR_TURN": NotYourTurnError,
         "MATCH_FINISHED": MatchFinishedError,
         "SEAT_FORFEITED": SeatForfeitedError,
+        "BOT_SECRET_REQUIRED": AuthenticationError,
+        "BOT_SECRET_INVALID": AuthenticationError,
+        "BOT_NAME_TAKEN": FailedPreconditionError,
     }
 )
 

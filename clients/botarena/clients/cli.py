@@ -1,8 +1,10 @@
 """The ``botarena`` command: one entry point, one subcommand per tool.
 
-``botarena serve`` runs the server; ``botarena match`` runs games between bots.
-``replay`` and ``ladder`` come later (DESIGN.md: User-facing tools). This module is the
-composition root: it alone hands the reference bots (``botarena.bots``) to the runner.
+``botarena serve`` runs the server (``--ladder`` adds the bot ladder); ``botarena match``
+runs games between bots; ``botarena ladder`` registers bots, shows the leaderboard and
+connects built-in bots to a ladder. ``replay`` comes later (DESIGN.md: User-facing tools).
+This module is the composition root: it alone hands the reference bots
+(``botarena.bots``) to the runner and the ladder client.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import logging
 import os
 import signal
 from collections.abc import Sequence
+from typing import Any
 
 __all__ = ["main"]
 
@@ -44,6 +47,35 @@ def _parser() -> argparse.ArgumentParser:
         help="JSON lines, console, or auto: JSON unless stdout is a terminal",
     )
     serve.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info")
+    ladder_options = serve.add_argument_group("ladder")
+    ladder_options.add_argument(
+        "--ladder", action="store_true", help="run the bot ladder (the LadderService)"
+    )
+    ladder_options.add_argument(
+        "--ladder-db", default="ladder.sqlite3", help="the ladder's database (default %(default)s)"
+    )
+    ladder_options.add_argument(
+        "--ladder-seats", type=int, default=2, help="seats per ladder match (default %(default)s)"
+    )
+    ladder_options.add_argument(
+        "--ladder-pair-cap-per-hour",
+        type=int,
+        default=60,
+        help="matches a pair of bots may start per hour (default %(default)s)",
+    )
+    ladder_options.add_argument(
+        "--ladder-pause-after",
+        type=int,
+        default=3,
+        help="pause a bot after this many matches in a row with a timeout or crash "
+        "(default %(default)s)",
+    )
+    ladder_options.add_argument(
+        "--ladder-move-time",
+        type=float,
+        default=10.0,
+        help="seconds per decision in ladder matches (default %(default)s)",
+    )
     from botarena.clients.runner import add_match_arguments
 
     match = commands.add_parser(
@@ -54,22 +86,53 @@ def _parser() -> argparse.ArgumentParser:
         epilog="example: botarena match --bot greedy --bot random --games 20 --out runs/demo",
     )
     add_match_arguments(match)
+    from botarena.clients._ladder_cli import add_ladder_arguments
+
+    ladder = commands.add_parser(
+        "ladder",
+        help="register bots, show the leaderboard, connect a built-in bot",
+        description="Ladder operations through the LadderService of a running server "
+        "(botarena serve --ladder).",
+    )
+    add_ladder_arguments(ladder)
     return parser
 
 
-async def _serve(host: str, port: int, admin_token: str | None) -> None:
+def _ladder(args: argparse.Namespace) -> Any:
+    if not args.ladder:
+        return None
+    from botarena.server.ladder import Ladder, LadderSettings
+    from botarena.server.match import MatchManager
+    from botarena.server.store.ladder import LadderStore
+
+    settings = LadderSettings(
+        seats=args.ladder_seats,
+        pair_cap_per_hour=args.ladder_pair_cap_per_hour,
+        pause_after=args.ladder_pause_after,
+        move_time_limit=args.ladder_move_time,
+    )
+    return Ladder(MatchManager(), LadderStore.open(args.ladder_db), settings)
+
+
+async def _serve(host: str, port: int, admin_token: str | None, ladder: Any = None) -> None:
     import structlog
 
     from botarena.server.service import create_server
 
     logger = structlog.get_logger("botarena.serve")
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    server, bound = await create_server(address, admin_token=admin_token)
+    server, bound = await create_server(address, admin_token=admin_token, ladder=ladder)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
-    logger.info("serving", host=host, port=bound, admin_token_required=admin_token is not None)
+    logger.info(
+        "serving",
+        host=host,
+        port=bound,
+        admin_token_required=admin_token is not None,
+        ladder=ladder is not None,
+    )
     await stop.wait()
     logger.info("stopping", grace_seconds=_GRACE_SECONDS)
     await server.stop(_GRACE_SECONDS)
@@ -98,8 +161,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         json = {"auto": None, "json": True, "console": False}[args.log_format]
         configure_logging(level=getattr(logging, args.log_level.upper()), json=json)
-        asyncio.run(_serve(args.host, args.port, args.admin_token))
+        asyncio.run(_serve(args.host, args.port, args.admin_token, _ladder(args)))
         return 0
+    if args.command == "ladder":
+        from botarena.bots import BUILTIN_BOTS
+        from botarena.clients._ladder_cli import run_ladder_command
+
+        return run_ladder_command(args, BUILTIN_BOTS)
     raise AssertionError(f"unhandled command {args.command}")
 
 

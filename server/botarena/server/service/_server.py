@@ -1,5 +1,6 @@
 # mypy: disable-error-code="import-untyped"
-"""``create_server``: a grpc.aio server with the MatchService, health and reflection."""
+"""``create_server``: a grpc.aio server with the MatchService (and, with a ladder, the
+LadderService), health and reflection."""
 
 from __future__ import annotations
 
@@ -9,8 +10,15 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from botarena.server.ladder import Ladder
 from botarena.server.match import MatchManager
-from botarena.server.service._handlers import SERVICE_NAME, match_service_handler
+from botarena.server.service._handlers import (
+    LADDER_SERVICE_NAME,
+    SERVICE_NAME,
+    ladder_service_handler,
+    match_service_handler,
+)
+from botarena.server.service._ladder import LadderServicer
 from botarena.server.service._servicer import MatchServicer
 
 __all__ = ["MAX_RECEIVE_MESSAGE_BYTES", "MAX_SEND_MESSAGE_BYTES", "create_server"]
@@ -27,6 +35,7 @@ async def create_server(
     *,
     manager: MatchManager | None = None,
     admin_token: str | None = None,
+    ladder: Ladder | None = None,
     max_receive_message_bytes: int = MAX_RECEIVE_MESSAGE_BYTES,
     max_send_message_bytes: int = MAX_SEND_MESSAGE_BYTES,
     **manager_options: Any,
@@ -36,7 +45,10 @@ async def create_server(
     Args:
         address: ``host:port``; port 0 picks a free port.
         manager: The matches to serve; a new :class:`MatchManager` by default.
-        admin_token: When set, CreateMatch requires it.
+        admin_token: When set, CreateMatch (and RegisterBot) require it.
+        ladder: Serve the LadderService for this ladder, which is started here and
+            closed when the server stops; its manager serves the matches (``manager``
+            must then be unset or the same).
         max_receive_message_bytes: Cap on request size.
         max_send_message_bytes: Cap on response size.
         **manager_options: Passed to a new :class:`MatchManager`.
@@ -48,6 +60,10 @@ async def create_server(
     Raises:
         RuntimeError: The address cannot be bound.
     """
+    if ladder is not None:
+        if manager is not None and manager is not ladder.manager:
+            raise ValueError("the ladder runs its matches on another manager")
+        manager = ladder.manager
     if manager is None:
         manager = MatchManager(**manager_options)
     server = grpc.aio.server(
@@ -58,22 +74,33 @@ async def create_server(
     )
     servicer = MatchServicer(manager, admin_token=admin_token)
     server.add_generic_rpc_handlers((match_service_handler(servicer),))
+    services = [SERVICE_NAME]
+    if ladder is not None:
+        ladder_servicer = LadderServicer(ladder, admin_token=admin_token)
+        server.add_generic_rpc_handlers((ladder_service_handler(ladder_servicer),))
+        services.append(LADDER_SERVICE_NAME)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
-        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+        (*services, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
     port = server.add_insecure_port(address)
     if port == 0:
         raise RuntimeError(f"cannot listen on {address}")
     await server.start()
+    if ladder is not None:
+        await ladder.start()
     serving = health_pb2.HealthCheckResponse.SERVING
     await health_servicer.set("", serving)
-    await health_servicer.set(SERVICE_NAME, serving)
+    for service in services:
+        await health_servicer.set(service, serving)
     original_stop = server.stop
 
     async def stop(grace: float | None) -> None:
-        # Stop the clocks first so no timer fires into a closing server.
+        # End the ladder's connections and followers, then stop the clocks, so that no
+        # timer fires into a closing server.
+        if ladder is not None:
+            await ladder.close()
         manager.close()
         await health_servicer.enter_graceful_shutdown()
         await original_stop(grace)
