@@ -16,7 +16,9 @@ EXPORTS = {
         "ENV_TOKEN",
         "EXIT_CONNECTION_FAILED",
         "EXIT_MATCH_OVER",
+        "AsyncLadderClient",
         "AsyncMatchClient",
+        "AlreadyExistsError",
         "AuthenticationError",
         "Bot",
         "BotarenaError",
@@ -40,6 +42,7 @@ EXPORTS = {
         "from_grpc_error",
         "run_bot",
         "run_bot_async",
+        "run_ladder_bot",
     ],
     "botarena.clients.testing": ["start_server", "start_server_async"],
 }

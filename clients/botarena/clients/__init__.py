@@ -5,6 +5,8 @@
   subclasses, chosen by the error's reason.
 * :class:`Bot`, :func:`run_bot` and :func:`run_bot_async` play a seat to the end;
   :func:`bot_main` turns a bot into a command (docs/bots.md).
+* :class:`AsyncLadderClient` calls the LadderService; :func:`run_ladder_bot` keeps a
+  registered bot connected to a ladder and plays its assignments.
 * :mod:`botarena.clients.testing` starts a real server in-process for tests.
 """
 
@@ -15,6 +17,7 @@ from botarena.clients._bot import Bot, RetryPolicy, run_bot, run_bot_async
 from botarena.clients._client import MatchClient
 from botarena.clients._errors import (
     DOMAIN,
+    AlreadyExistsError,
     AuthenticationError,
     BotarenaError,
     DeadlineExceededError,
@@ -33,6 +36,7 @@ from botarena.clients._errors import (
     UnavailableError,
     from_grpc_error,
 )
+from botarena.clients._ladder import AsyncLadderClient, run_ladder_bot
 from botarena.clients._main import (
     ENV_MATCH,
     ENV_SEED,
@@ -51,6 +55,8 @@ __all__ = [
     "ENV_TOKEN",
     "EXIT_CONNECTION_FAILED",
     "EXIT_MATCH_OVER",
+    "AlreadyExistsError",
+    "AsyncLadderClient",
     "AsyncMatchClient",
     "AuthenticationError",
     "Bot",
@@ -75,4 +81,5 @@ __all__ = [
     "from_grpc_error",
     "run_bot",
     "run_bot_async",
+    "run_ladder_bot",
 ]

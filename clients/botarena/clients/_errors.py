@@ -22,6 +22,7 @@ from google.rpc import error_details_pb2, status_pb2
 
 __all__ = [
     "DOMAIN",
+    "AlreadyExistsError",
     "AuthenticationError",
     "BotarenaError",
     "DeadlineExceededError",
@@ -94,9 +95,14 @@ class MatchNotFoundError(BotarenaError):
     """NOT_FOUND: no match has that name (``MATCH_NOT_FOUND``)."""
 
 
+class AlreadyExistsError(BotarenaError):
+    """ALREADY_EXISTS: the name is taken (``BOT_NAME_TAKEN``: a bot of that game has it)."""
+
+
 class AuthenticationError(BotarenaError):
     """UNAUTHENTICATED: the call needs a token (``SEAT_TOKEN_REQUIRED``,
-    ``ADMIN_TOKEN_REQUIRED``)."""
+    ``ADMIN_TOKEN_REQUIRED``) or a ladder bot's secret (``BOT_SECRET_REQUIRED``,
+    ``BOT_SECRET_INVALID``)."""
 
 
 class PermissionDeniedError(BotarenaError):
@@ -189,6 +195,9 @@ _BY_REASON: Mapping[str, type[BotarenaError]] = MappingProxyType(
         "NOT_YOUR_TURN": NotYourTurnError,
         "MATCH_FINISHED": MatchFinishedError,
         "SEAT_FORFEITED": SeatForfeitedError,
+        "BOT_SECRET_REQUIRED": AuthenticationError,
+        "BOT_SECRET_INVALID": AuthenticationError,
+        "BOT_NAME_TAKEN": AlreadyExistsError,
     }
 )
 
@@ -196,6 +205,7 @@ _BY_CODE: Mapping[grpc.StatusCode, type[BotarenaError]] = MappingProxyType(
     {
         grpc.StatusCode.INVALID_ARGUMENT: InvalidRequestError,
         grpc.StatusCode.NOT_FOUND: MatchNotFoundError,
+        grpc.StatusCode.ALREADY_EXISTS: AlreadyExistsError,
         grpc.StatusCode.UNAUTHENTICATED: AuthenticationError,
         grpc.StatusCode.PERMISSION_DENIED: PermissionDeniedError,
         grpc.StatusCode.ABORTED: StaleStateError,

@@ -1,8 +1,10 @@
 """The ``botarena`` command: one entry point, one subcommand per tool.
 
-``botarena serve`` runs the server; ``botarena match`` runs games between bots.
-``replay`` and ``ladder`` come later (DESIGN.md: User-facing tools). This module is the
-composition root: it alone hands the reference bots (``botarena.bots``) to the runner.
+``botarena serve`` runs the server (``--ladder`` adds the bot ladder); ``botarena match``
+runs games between bots; ``botarena ladder`` registers bots, shows the leaderboard and
+connects built-in bots to a ladder. ``replay`` comes later (DESIGN.md: User-facing tools).
+This module is the composition root: it alone hands the reference bots
+(``botarena.bots``) to the runner and the ladder client.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from botarena.server.games.queendomino import BuildingTable
@@ -62,6 +64,32 @@ def _parser() -> argparse.ArgumentParser:
         help="a building table in the shape of the shipped buildings.json, replacing it for "
         "every Queendomino match (README: Queendomino)",
     )
+    ladder_options = serve.add_argument_group("ladder")
+    ladder_options.add_argument(
+        "--ladder", action="store_true", help="run the bot ladder (the LadderService)"
+    )
+    ladder_options.add_argument(
+        "--ladder-seats", type=int, default=2, help="seats per ladder match (default %(default)s)"
+    )
+    ladder_options.add_argument(
+        "--ladder-pair-cap-per-hour",
+        type=int,
+        default=60,
+        help="matches a pair of bots may start per hour (default %(default)s)",
+    )
+    ladder_options.add_argument(
+        "--ladder-pause-after",
+        type=int,
+        default=3,
+        help="pause a bot after this many matches in a row with a timeout or crash "
+        "(default %(default)s)",
+    )
+    ladder_options.add_argument(
+        "--ladder-move-time",
+        type=float,
+        default=10.0,
+        help="seconds per decision in ladder matches (default %(default)s)",
+    )
     from botarena.clients.runner import add_match_arguments
 
     match = commands.add_parser(
@@ -72,20 +100,45 @@ def _parser() -> argparse.ArgumentParser:
         epilog="example: botarena match --bot greedy --bot random --games 20 --out runs/demo",
     )
     add_match_arguments(match)
+    from botarena.clients._ladder_cli import add_ladder_arguments
+
+    ladder = commands.add_parser(
+        "ladder",
+        help="register bots, show the leaderboard, connect a built-in bot",
+        description="Ladder operations through the LadderService of a running server "
+        "(botarena serve --ladder).",
+    )
+    add_ladder_arguments(ladder)
     return parser
 
 
-async def _serve(
-    host: str, port: int, admin_token: str | None, db: str | None, buildings: BuildingTable
-) -> int:
+def _ladder(args: argparse.Namespace, store: Any) -> Any:
+    """Return the ladder ``serve --ladder`` asks for, on the server's database, or None."""
+    if not args.ladder:
+        return None
+    from botarena.server.ladder import Ladder, LadderSettings
+    from botarena.server.service import durable_manager
+    from botarena.server.store.ladder import LadderStore
+
+    settings = LadderSettings(
+        seats=args.ladder_seats,
+        pair_cap_per_hour=args.ladder_pair_cap_per_hour,
+        pause_after=args.ladder_pause_after,
+        move_time_limit=args.ladder_move_time,
+    )
+    return Ladder(durable_manager(store), LadderStore(store.connection), settings)
+
+
+async def _serve(args: argparse.Namespace, buildings: BuildingTable) -> int:
     import structlog
 
     from botarena.server.service import create_server
     from botarena.server.store import SqliteStore, StoreError, default_database_path
 
     logger = structlog.get_logger("botarena.serve")
+    host, port, admin_token = args.host, args.port, args.admin_token
     # Without --db the server still keeps its matches: a default file, never nothing.
-    path = db or str(default_database_path())
+    path = args.db or str(default_database_path())
     try:
         store = SqliteStore(path)
     except StoreError as error:
@@ -94,8 +147,13 @@ async def _serve(
     logger.info("database", database=path, schema_version=store.schema_version)
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     try:
+        ladder = _ladder(args, store)
         server, bound = await create_server(
-            address, admin_token=admin_token, store=store, queendomino_buildings=buildings
+            address,
+            admin_token=admin_token,
+            store=None if ladder is not None else store,
+            queendomino_buildings=buildings,
+            ladder=ladder,
         )
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -107,6 +165,7 @@ async def _serve(
             port=bound,
             database=path,
             admin_token_required=admin_token is not None,
+            ladder=ladder is not None,
         )
         await stop.wait()
         logger.info("stopping", grace_seconds=_GRACE_SECONDS)
@@ -145,7 +204,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ValueError as error:
             print(f"botarena serve: --queendomino-buildings: {error}", file=sys.stderr)
             return 2
-        return asyncio.run(_serve(args.host, args.port, args.admin_token, args.db, buildings))
+        return asyncio.run(_serve(args, buildings))
+    if args.command == "ladder":
+        from botarena.bots import BUILTIN_BOTS
+        from botarena.clients._ladder_cli import run_ladder_command
+
+        return run_ladder_command(args, BUILTIN_BOTS)
     raise AssertionError(f"unhandled command {args.command}")
 
 

@@ -149,6 +149,17 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """The dragon already left its cave this round, or the seat hosts the queen (3D)."""
     ERROR_REASON_DOMINO_NOT_AVAILABLE: _ErrorReason.ValueType  # 312
     """The chosen domino is not in the next line or already has a king on it (3E)."""
+    ERROR_REASON_BOT_NOT_FOUND: _ErrorReason.ValueType  # 400
+    """The ladder (ladder.proto: LadderService).
+
+    No registered bot has that name.
+    """
+    ERROR_REASON_BOT_NAME_TAKEN: _ErrorReason.ValueType  # 401
+    """Another bot of the same game already has that display name."""
+    ERROR_REASON_BOT_SECRET_REQUIRED: _ErrorReason.ValueType  # 402
+    """Connect needs the bot's secret as the bearer token and the call has none."""
+    ERROR_REASON_BOT_SECRET_INVALID: _ErrorReason.ValueType  # 403
+    """The bearer token is not the secret of a registered bot."""
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """The closed list of ErrorInfo.reason values the service returns."""
@@ -276,6 +287,17 @@ ERROR_REASON_DRAGON_NOT_AVAILABLE: ErrorReason.ValueType  # 311
 """The dragon already left its cave this round, or the seat hosts the queen (3D)."""
 ERROR_REASON_DOMINO_NOT_AVAILABLE: ErrorReason.ValueType  # 312
 """The chosen domino is not in the next line or already has a king on it (3E)."""
+ERROR_REASON_BOT_NOT_FOUND: ErrorReason.ValueType  # 400
+"""The ladder (ladder.proto: LadderService).
+
+No registered bot has that name.
+"""
+ERROR_REASON_BOT_NAME_TAKEN: ErrorReason.ValueType  # 401
+"""Another bot of the same game already has that display name."""
+ERROR_REASON_BOT_SECRET_REQUIRED: ErrorReason.ValueType  # 402
+"""Connect needs the bot's secret as the bearer token and the call has none."""
+ERROR_REASON_BOT_SECRET_INVALID: ErrorReason.ValueType  # 403
+"""The bearer token is not the secret of a registered bot."""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015
 
 @_typing.final

@@ -12,6 +12,7 @@ from botarena.server.service._server import (
     MAX_RECEIVE_MESSAGE_BYTES,
     MAX_SEND_MESSAGE_BYTES,
     create_server,
+    durable_manager,
 )
 from botarena.server.service._servicer import MatchServicer
 
@@ -22,5 +23,6 @@ __all__ = [
     "MatchServicer",
     "configure_logging",
     "create_server",
+    "durable_manager",
     "status_of",
 ]

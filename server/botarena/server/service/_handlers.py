@@ -1,5 +1,5 @@
 # mypy: disable-error-code="import-untyped"
-"""The MatchService method handlers, registered with lenient request deserializers.
+"""The service method handlers, registered with lenient request deserializers.
 
 The generated ``add_MatchServiceServicer_to_server`` lets grpc fail an undecodable request
 with a bare ``INTERNAL``; our deserializers hand the servicer an :class:`Undecodable`
@@ -16,12 +16,15 @@ from google.protobuf.message import DecodeError, Message
 
 from botarena.server.service._errors import Undecodable
 from botarena.server.service._servicer import MatchServicer
-from botarena.v1 import match_service_pb2
+from botarena.v1 import ladder_pb2, match_service_pb2
 
-__all__ = ["SERVICE_NAME", "match_service_handler"]
+__all__ = ["LADDER_SERVICE_NAME", "SERVICE_NAME", "ladder_service_handler", "match_service_handler"]
 
 SERVICE_NAME = match_service_pb2.DESCRIPTOR.services_by_name["MatchService"].full_name
 """``botarena.v1.MatchService``."""
+
+LADDER_SERVICE_NAME = ladder_pb2.DESCRIPTOR.services_by_name["LadderService"].full_name
+"""``botarena.v1.LadderService``."""
 
 
 def _lenient(message_type: type[Message]) -> Callable[[bytes], object]:
@@ -40,10 +43,19 @@ def _serialize(message: Message) -> bytes:
 
 def match_service_handler(servicer: MatchServicer) -> Any:
     """Return the generic handler serving ``servicer`` as ``botarena.v1.MatchService``."""
-    service = match_service_pb2.DESCRIPTOR.services_by_name["MatchService"]
+    return _service_handler(servicer, match_service_pb2, "MatchService")
+
+
+def ladder_service_handler(servicer: object) -> Any:
+    """Return the generic handler serving ``servicer`` as ``botarena.v1.LadderService``."""
+    return _service_handler(servicer, ladder_pb2, "LadderService")
+
+
+def _service_handler(servicer: object, module: Any, name: str) -> Any:
+    service = module.DESCRIPTOR.services_by_name[name]
     handlers: dict[str, Any] = {}
     for method in service.methods:
-        request_type = getattr(match_service_pb2, method.input_type.name)
+        request_type = getattr(module, method.input_type.name)
         behaviour = getattr(servicer, method.name)
         factory = (
             grpc.unary_stream_rpc_method_handler
@@ -55,4 +67,4 @@ def match_service_handler(servicer: MatchServicer) -> Any:
             request_deserializer=_lenient(request_type),
             response_serializer=_serialize,
         )
-    return grpc.method_handlers_generic_handler(SERVICE_NAME, handlers)
+    return grpc.method_handlers_generic_handler(service.full_name, handlers)

@@ -1,5 +1,6 @@
 # mypy: disable-error-code="import-untyped"
-"""``create_server``: a grpc.aio server with the MatchService, health and reflection."""
+"""``create_server``: a grpc.aio server with the MatchService (and, with a ladder, the
+LadderService), health and reflection."""
 
 from __future__ import annotations
 
@@ -10,8 +11,15 @@ import structlog
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from botarena.server.ladder import Ladder
 from botarena.server.match import MatchManager
-from botarena.server.service._handlers import SERVICE_NAME, match_service_handler
+from botarena.server.service._handlers import (
+    LADDER_SERVICE_NAME,
+    SERVICE_NAME,
+    ladder_service_handler,
+    match_service_handler,
+)
+from botarena.server.service._ladder import LadderServicer
 from botarena.server.service._servicer import MatchServicer
 from botarena.server.service._storage import ProtobufMatchCodec
 from botarena.server.store import Store
@@ -19,7 +27,12 @@ from botarena.server.store import Store
 if TYPE_CHECKING:
     from botarena.server.games.queendomino import BuildingTable
 
-__all__ = ["MAX_RECEIVE_MESSAGE_BYTES", "MAX_SEND_MESSAGE_BYTES", "create_server"]
+__all__ = [
+    "MAX_RECEIVE_MESSAGE_BYTES",
+    "MAX_SEND_MESSAGE_BYTES",
+    "create_server",
+    "durable_manager",
+]
 
 _logger = structlog.get_logger("botarena.service")
 
@@ -30,6 +43,14 @@ MAX_SEND_MESSAGE_BYTES = 4 * 1024 * 1024
 """Largest response sent (a full view with history and legal moves is far smaller)."""
 
 
+def durable_manager(store: Store, **manager_options: Any) -> MatchManager:
+    """Return a :class:`MatchManager` whose matches ``store`` keeps, as protobuf bytes.
+
+    Call its ``recover()`` (``create_server`` does) to resume the unfinished matches.
+    """
+    return MatchManager(store=store, codec=ProtobufMatchCodec(), **manager_options)
+
+
 async def create_server(
     address: str,
     *,
@@ -37,6 +58,7 @@ async def create_server(
     store: Store | None = None,
     admin_token: str | None = None,
     queendomino_buildings: BuildingTable | None = None,
+    ladder: Ladder | None = None,
     max_receive_message_bytes: int = MAX_RECEIVE_MESSAGE_BYTES,
     max_send_message_bytes: int = MAX_SEND_MESSAGE_BYTES,
     **manager_options: Any,
@@ -49,11 +71,14 @@ async def create_server(
         store: Makes a new manager's matches durable, with the protobuf codec; its
             unfinished matches are recovered before the server starts. ``None`` (the
             default) keeps matches in memory only. The caller closes it after ``stop``.
-        admin_token: When set, CreateMatch requires it.
+        admin_token: When set, CreateMatch and RegisterBot require it.
         queendomino_buildings: The building table of every Queendomino match (the
             operator's ``--queendomino-buildings``, validated by ``load_buildings``). When
             given, the server logs one warning at start naming the table's unknown values
             replaced by stand-ins, if any. ``None``: the shipped table, silently.
+        ladder: Serve the LadderService for this ladder, which is started here and
+            closed when the server stops; its manager serves the matches (``manager``
+            must then be unset or the same).
         max_receive_message_bytes: Cap on request size.
         max_send_message_bytes: Cap on response size.
         **manager_options: Passed to a new :class:`MatchManager`.
@@ -65,10 +90,16 @@ async def create_server(
     Raises:
         RuntimeError: The address cannot be bound.
     """
+    if ladder is not None:
+        if manager is not None and manager is not ladder.manager:
+            raise ValueError("the ladder runs its matches on another manager")
+        manager = ladder.manager
     if manager is None:
-        if store is not None:
-            manager_options.update(store=store, codec=ProtobufMatchCodec())
-        manager = MatchManager(**manager_options)
+        manager = (
+            durable_manager(store, **manager_options)
+            if store is not None
+            else MatchManager(**manager_options)
+        )
     elif store is not None:
         raise ValueError("pass a store either to create_server or to the manager, not both")
     # Before the port opens: a bot that reconnects finds its match.
@@ -85,22 +116,33 @@ async def create_server(
         _warn_stand_ins(queendomino_buildings)
     servicer = MatchServicer(manager, admin_token=admin_token, config_overrides=overrides)
     server.add_generic_rpc_handlers((match_service_handler(servicer),))
+    services = [SERVICE_NAME]
+    if ladder is not None:
+        ladder_servicer = LadderServicer(ladder, admin_token=admin_token)
+        server.add_generic_rpc_handlers((ladder_service_handler(ladder_servicer),))
+        services.append(LADDER_SERVICE_NAME)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
-        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+        (*services, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
     port = server.add_insecure_port(address)
     if port == 0:
         raise RuntimeError(f"cannot listen on {address}")
     await server.start()
+    if ladder is not None:
+        await ladder.start()
     serving = health_pb2.HealthCheckResponse.SERVING
     await health_servicer.set("", serving)
-    await health_servicer.set(SERVICE_NAME, serving)
+    for service in services:
+        await health_servicer.set(service, serving)
     original_stop = server.stop
 
     async def stop(grace: float | None) -> None:
-        # Stop the clocks first so no timer fires into a closing server.
+        # End the ladder's connections and followers, then stop the clocks, so that no
+        # timer fires into a closing server.
+        if ladder is not None:
+            await ladder.close()
         manager.close()
         await health_servicer.enter_graceful_shutdown()
         await original_stop(grace)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import binascii
 import dataclasses
-import hmac
 import json
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, TypeAlias
@@ -21,11 +20,10 @@ from structlog.contextvars import bind_contextvars
 from botarena.server.match import (
     InvalidRequestError,
     Match,
-    MatchError,
     MatchManager,
     SeatTokenRequiredError,
 )
-from botarena.server.service._auth import bearer_token
+from botarena.server.service._auth import bearer_token, require_admin
 from botarena.server.service._convert import (
     EventEncoder,
     check_request_id,
@@ -79,16 +77,7 @@ class MatchServicer:
         return None if token is None else match.authenticate(token)
 
     def _check_admin(self, context: Context) -> None:
-        if self._admin_token is None:
-            return
-        try:
-            token = bearer_token(context)
-        except MatchError:  # a malformed header is no admin token either
-            token = None
-        if token is None or not hmac.compare_digest(token.encode(), self._admin_token.encode()):
-            raise SeatTokenRequiredError(
-                "ADMIN_TOKEN_REQUIRED", "creating matches needs the server's admin token"
-            )
+        require_admin(context, self._admin_token, "creating matches")
 
     # ------------------------------------------------------------------ RPCs
 

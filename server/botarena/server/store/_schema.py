@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from botarena.server.store._errors import SchemaTooNewError, StoreError
 
-__all__ = ["MATCHES_V1", "MIGRATIONS", "Migration", "migrate", "schema_version"]
+__all__ = ["LADDER_V1", "MATCHES_V1", "MIGRATIONS", "Migration", "migrate", "schema_version"]
 
 Migration = Sequence[str]
 """One migration: SQL statements applied together in one transaction."""
@@ -83,7 +83,54 @@ MATCHES_V1: Migration = (
 )
 """Migration 1: matches, their seats, event logs and results."""
 
-MIGRATIONS: Sequence[Migration] = (MATCHES_V1,)
+LADDER_V1: Migration = (
+    # Registered bots with their rating and counters; the secret only as a SHA-256 hash.
+    """CREATE TABLE ladder_bots (
+        bot_id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        owner TEXT NOT NULL,
+        game TEXT NOT NULL,
+        secret_hash TEXT NOT NULL,
+        created DOUBLE PRECISION NOT NULL,
+        mu DOUBLE PRECISION NOT NULL,
+        sigma DOUBLE PRECISION NOT NULL,
+        games INTEGER NOT NULL DEFAULT 0,
+        wins DOUBLE PRECISION NOT NULL DEFAULT 0,
+        score_sum DOUBLE PRECISION NOT NULL DEFAULT 0,
+        timeouts INTEGER NOT NULL DEFAULT 0,
+        crashes INTEGER NOT NULL DEFAULT 0,
+        bad_streak INTEGER NOT NULL DEFAULT 0,
+        paused BOOLEAN NOT NULL DEFAULT FALSE,
+        UNIQUE (game, name)
+    )""",
+    """CREATE TABLE ladder_matches (
+        match_id TEXT PRIMARY KEY,
+        game TEXT NOT NULL,
+        started DOUBLE PRECISION NOT NULL,
+        finished DOUBLE PRECISION,
+        abandoned BOOLEAN NOT NULL DEFAULT FALSE
+    )""",
+    "CREATE INDEX ladder_matches_started ON ladder_matches (started)",
+    """CREATE TABLE ladder_seats (
+        match_id TEXT NOT NULL REFERENCES ladder_matches (match_id),
+        seat INTEGER NOT NULL,
+        bot_id TEXT NOT NULL REFERENCES ladder_bots (bot_id),
+        mu_before DOUBLE PRECISION NOT NULL,
+        sigma_before DOUBLE PRECISION NOT NULL,
+        score INTEGER,
+        rank INTEGER,
+        forfeited BOOLEAN NOT NULL DEFAULT FALSE,
+        timeouts INTEGER NOT NULL DEFAULT 0,
+        crashed BOOLEAN NOT NULL DEFAULT FALSE,
+        mu_after DOUBLE PRECISION,
+        sigma_after DOUBLE PRECISION,
+        PRIMARY KEY (match_id, seat)
+    )""",
+    "CREATE INDEX ladder_seats_bot ON ladder_seats (bot_id)",
+)
+"""Migration 2: the ladder's bots, their matches and seats (botarena.server.store.ladder)."""
+
+MIGRATIONS: Sequence[Migration] = (MATCHES_V1, LADDER_V1)
 """Every migration in order; append new ones at the end."""
 
 _VERSION_TABLE = """CREATE TABLE IF NOT EXISTS schema_version (

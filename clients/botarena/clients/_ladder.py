@@ -1,0 +1,213 @@
+# mypy: disable-error-code="import-untyped"
+"""The ladder in the SDK: ``AsyncLadderClient`` and ``run_ladder_bot``.
+
+:func:`run_ladder_bot` keeps a bot connected to a ladder: it opens the LadderService's
+``Connect`` stream with the bot's secret, plays every assigned seat with
+:func:`~botarena.clients.run_bot_async` (at most ``capacity`` at once, a new bot object
+per match), and reconnects with backoff when the stream drops. The server repeats the
+assignments of running matches on a new connection; seats already being played are not
+started twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+from collections.abc import AsyncGenerator, Callable, Sequence
+from types import TracebackType
+from typing import Any, Self
+
+import grpc
+
+from botarena.clients._aio import AsyncMatchClient
+from botarena.clients._bot import _RECONNECT_CODES, Bot, RetryPolicy, run_bot_async
+from botarena.clients._common import DEFAULT_TIMEOUT, bearer_metadata
+from botarena.clients._errors import BotarenaError, TransientError, from_grpc_error
+from botarena.v1 import ladder_pb2, ladder_pb2_grpc, match_pb2
+
+__all__ = ["LADDER_RECONNECT", "AsyncLadderClient", "run_ladder_bot"]
+
+LADDER_RECONNECT = RetryPolicy(max_attempts=1_000_000, max_backoff=10.0)
+"""A ladder bot's default reconnect policy: keep trying, at most 10 s apart."""
+
+_logger = logging.getLogger("botarena.clients.ladder")
+
+
+class AsyncLadderClient:
+    """An asyncio client of the LadderService over one ``grpc.aio`` channel.
+
+    Args:
+        target: The server address, ``host:port``.
+        token: The bearer token: the bot's secret for :meth:`connect`, the server's admin
+            token for :meth:`register_bot` when it has one; ``None`` for the rest.
+        timeout: Seconds each unary call may take; ``None`` waits forever.
+        channel_options: Extra gRPC channel arguments.
+    """
+
+    def __init__(
+        self,
+        *,
+        target: str,
+        token: str | None = None,
+        timeout: float | None = DEFAULT_TIMEOUT,
+        channel_options: Sequence[tuple[str, Any]] = (),
+    ) -> None:
+        self._channel = grpc.aio.insecure_channel(target, options=list(channel_options))
+        self._stub = ladder_pb2_grpc.LadderServiceStub(self._channel)
+        self._metadata = bearer_metadata(token)
+        self.target = target
+        self.timeout = timeout
+
+    async def close(self) -> None:
+        """Close the channel; calls in flight are cancelled."""
+        await self._channel.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def _unary(self, method: Any, request: Any) -> Any:
+        try:
+            return await method(request, metadata=self._metadata, timeout=self.timeout)
+        except grpc.RpcError as exc:
+            raise from_grpc_error(exc) from exc
+
+    async def register_bot(
+        self, display_name: str, owner: str, game: match_pb2.Game.ValueType
+    ) -> ladder_pb2.RegisterBotResponse:
+        """Register a bot (RegisterBot); the response holds its secret, shown only once."""
+        request = ladder_pb2.RegisterBotRequest(display_name=display_name, owner=owner, game=game)
+        response: ladder_pb2.RegisterBotResponse = await self._unary(
+            self._stub.RegisterBot, request
+        )
+        return response
+
+    async def get_leaderboard(
+        self, game: match_pb2.Game.ValueType
+    ) -> ladder_pb2.GetLeaderboardResponse:
+        """Return a game's leaderboard, best first (GetLeaderboard)."""
+        request = ladder_pb2.GetLeaderboardRequest(game=game)
+        response: ladder_pb2.GetLeaderboardResponse = await self._unary(
+            self._stub.GetLeaderboard, request
+        )
+        return response
+
+    async def list_bot_matches(
+        self, bot: str, *, limit: int = 0
+    ) -> ladder_pb2.ListBotMatchesResponse:
+        """Return a bot's matches, newest first (ListBotMatches); ``bot`` is ``bots/{id}``."""
+        request = ladder_pb2.ListBotMatchesRequest(bot=bot, limit=limit)
+        response: ladder_pb2.ListBotMatchesResponse = await self._unary(
+            self._stub.ListBotMatches, request
+        )
+        return response
+
+    async def connect(self, capacity: int) -> AsyncGenerator[ladder_pb2.ConnectResponse, None]:
+        """Yield the Connect stream's messages (the client's token is the bot's secret).
+
+        Close the generator to end the connection promptly.
+
+        Raises:
+            BotarenaError: When the call fails, at the point of iteration where it fails.
+        """
+        call = self._stub.Connect(
+            ladder_pb2.ConnectRequest(capacity=capacity), metadata=self._metadata
+        )
+        try:
+            async for response in call:
+                yield response
+        except grpc.RpcError as exc:
+            raise from_grpc_error(exc) from exc
+        finally:
+            call.cancel()
+
+
+async def run_ladder_bot(
+    bot: Callable[[], Bot],
+    *,
+    server: str,
+    secret: str,
+    capacity: int = 1,
+    reconnect: RetryPolicy = LADDER_RECONNECT,
+    on_match_end: Callable[[str, match_pb2.MatchOutcome | BaseException], None] | None = None,
+) -> None:
+    """Keep a registered bot connected to a ladder and play its assignments; runs until
+    cancelled.
+
+    Args:
+        bot: Makes the bot for one match (a class or a factory): each match gets its own,
+            so per-match state never mixes.
+        server: ``host:port``.
+        secret: The bot's secret from RegisterBot.
+        capacity: Matches the bot plays at once; the server never assigns more.
+        reconnect: Backoff between reconnects; the count of failures in a row resets
+            whenever a connection is accepted.
+        on_match_end: Called with the match's name and its outcome (or the exception
+            that ended the seat) when each assigned match ends.
+
+    Raises:
+        BotarenaError: The secret is missing or wrong, the request is refused, or the
+            server stayed unreachable for ``reconnect.max_attempts`` tries in a row.
+    """
+    jitter = random.Random()
+    playing: dict[str, asyncio.Task[None]] = {}
+    async with (
+        AsyncLadderClient(target=server, token=secret) as ladder,
+        AsyncMatchClient(target=server) as matches,
+    ):
+
+        async def play(assignment: ladder_pb2.Assignment) -> None:
+            outcome: match_pb2.MatchOutcome | BaseException
+            try:
+                outcome = await run_bot_async(
+                    bot(), server=matches, token=assignment.seat_token, match=assignment.match
+                )
+            except Exception as exc:  # a crashing seat must not end the ladder bot
+                _logger.warning("ladder match %s ended with %r", assignment.match, exc)
+                outcome = exc
+            finally:
+                playing.pop(assignment.match, None)
+            if on_match_end is not None:
+                on_match_end(assignment.match, outcome)
+
+        failures = 0
+        try:
+            while True:
+                error: BotarenaError | None = None
+                try:
+                    async with contextlib.aclosing(ladder.connect(capacity)) as stream:
+                        async for message in stream:
+                            failures = 0
+                            if message.WhichOneof("kind") != "assignment":
+                                continue
+                            assignment = message.assignment
+                            if assignment.match not in playing:
+                                playing[assignment.match] = asyncio.create_task(
+                                    play(assignment), name=f"botarena-ladder-{assignment.match}"
+                                )
+                except BotarenaError as exc:
+                    if exc.code not in _RECONNECT_CODES and not isinstance(exc, TransientError):
+                        raise
+                    error = exc
+                failures += 1
+                if failures >= reconnect.max_attempts:
+                    raise error or BotarenaError(
+                        grpc.StatusCode.UNAVAILABLE, None, "the ladder connection kept ending"
+                    )
+                delay = reconnect.backoff(failures, jitter)
+                _logger.info("ladder connection lost (%s); reconnecting in %.2f s", error, delay)
+                await asyncio.sleep(delay)
+        finally:
+            tasks = list(playing.values())
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)

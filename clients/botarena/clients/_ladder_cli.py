@@ -1,0 +1,185 @@
+# mypy: disable-error-code="import-untyped"
+"""``botarena ladder``: register a bot, show the leaderboard or a bot's matches, connect a
+built-in bot. Everything goes through the LadderService, as for any integrator."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from botarena.clients._bot import Bot
+from botarena.clients._ladder import AsyncLadderClient, run_ladder_bot
+from botarena.v1 import ladder_pb2, match_pb2
+
+__all__ = ["add_ladder_arguments", "ladder_console", "leaderboard_table", "run_ladder_command"]
+
+_ADMIN_TOKEN_ENV = "BOTARENA_ADMIN_TOKEN"
+_SECRET_ENV = "BOTARENA_BOT_SECRET"
+
+
+def _game(name: str) -> match_pb2.Game.ValueType:
+    try:
+        return match_pb2.Game.Value(f"GAME_{name.upper()}")
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"unknown game {name!r}") from None
+
+
+def ladder_console() -> Console:
+    """Return a console for ladder tables: 160 columns wide when not on a terminal."""
+    console = Console()
+    return console if console.is_terminal else Console(width=160)
+
+
+def add_ladder_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``ladder`` subcommands to ``parser``."""
+    commands = parser.add_subparsers(dest="ladder_command", required=True, metavar="SUBCOMMAND")
+
+    def command(name: str, help_text: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help_text, description=help_text)
+        sub.add_argument("--server", default="127.0.0.1:50051", help="host:port of the server")
+        return sub
+
+    register = command("register", "register a bot and print its secret (shown only once)")
+    register.add_argument("--name", required=True, help="the bot's display name")
+    register.add_argument("--owner", default="", help="who runs the bot")
+    register.add_argument("--game", type=_game, default="qwirkle", help="default %(default)s")
+    register.add_argument(
+        "--admin-token",
+        default=os.environ.get(_ADMIN_TOKEN_ENV) or None,
+        help=f"the server's admin token, if it has one (default: ${_ADMIN_TOKEN_ENV})",
+    )
+    board = command("leaderboard", "show a game's leaderboard")
+    board.add_argument("--game", type=_game, default="qwirkle", help="default %(default)s")
+    matches = command("matches", "show a bot's recent matches")
+    matches.add_argument("bot", help="the bot: bots/ID, or its display name with --game")
+    matches.add_argument("--game", type=_game, default="qwirkle", help="default %(default)s")
+    matches.add_argument("--limit", type=int, default=20, help="default %(default)s")
+    connect = command("connect", "play a built-in bot on the ladder until interrupted")
+    connect.add_argument("--bot", required=True, help="a built-in bot (random, greedy, ...)")
+    connect.add_argument(
+        "--secret",
+        default=os.environ.get(_SECRET_ENV) or None,
+        help=f"the registered bot's secret (default: ${_SECRET_ENV})",
+    )
+    connect.add_argument("--capacity", type=int, default=1, help="matches at once")
+
+
+def leaderboard_table(entries: Sequence[ladder_pb2.LeaderboardEntry], title: str) -> Table:
+    """Return the leaderboard as a rich table, best first."""
+    table = Table(title=title, title_justify="left")
+    for header in ("rank", "bot", "owner", "mu-3sigma", "mu", "sigma", "games", "win %"):
+        table.add_column(header, justify="left" if header in {"bot", "owner"} else "right")
+    for header in ("mean score", "timeouts", "crashes", "status"):
+        table.add_column(header, justify="left" if header == "status" else "right")
+    for entry in entries:
+        win_rate = f"{100 * entry.wins / entry.games:.1f}" if entry.games else "-"
+        status = "paused" if entry.paused else "connected" if entry.connected else "offline"
+        table.add_row(
+            str(entry.rank),
+            entry.bot.display_name,
+            entry.bot.owner,
+            f"{entry.conservative_rating:.2f}",
+            f"{entry.mu:.2f}",
+            f"{entry.sigma:.2f}",
+            str(entry.games),
+            win_rate,
+            f"{entry.mean_score:.1f}",
+            str(entry.timeouts),
+            str(entry.crashes),
+            status,
+        )
+    return table
+
+
+def _matches_table(bot: str, matches: Sequence[ladder_pb2.LadderMatch]) -> Table:
+    table = Table(title=f"matches of {bot}", title_justify="left")
+    for header in ("match", "ended", "seats (score, place)", "rating change"):
+        table.add_column(header)
+    for match in matches:
+        seats = ", ".join(
+            f"{seat.bot.display_name} ({seat.score if seat.HasField('score') else '-'}, "
+            f"{seat.rank if seat.HasField('rank') else '-'})"
+            + (" crashed" if seat.crashed else "")
+            + (f" {seat.timeouts} timeouts" if seat.timeouts else "")
+            for seat in match.seats
+        )
+        own = next((seat for seat in match.seats if seat.bot.name == bot), None)
+        change = "-"
+        if own is not None and own.HasField("rating_after"):
+            change = f"{own.rating_before:.2f} → {own.rating_after:.2f}"
+        ended = (
+            "abandoned"
+            if match.abandoned
+            else match.end_time.ToDatetime().strftime("%Y-%m-%d %H:%M:%S")
+            if match.HasField("end_time")
+            else "running"
+        )
+        table.add_row(match.match.removeprefix("matches/"), ended, seats, change)
+    return table
+
+
+async def _run(args: argparse.Namespace, bots: Mapping[str, Any], console: Console) -> int:
+    command = args.ladder_command
+    if command == "register":
+        async with AsyncLadderClient(target=args.server, token=args.admin_token) as client:
+            response = await client.register_bot(args.name, args.owner, args.game)
+        console.print(f"registered {response.bot.display_name} as {response.bot.name}")
+        console.print(f"secret (shown only once): {response.secret}")
+        return 0
+    if command == "leaderboard":
+        async with AsyncLadderClient(target=args.server) as client:
+            board = await client.get_leaderboard(args.game)
+        title = f"{match_pb2.Game.Name(args.game).removeprefix('GAME_').lower()} ladder"
+        console.print(leaderboard_table(board.entries, title))
+        return 0
+    if command == "matches":
+        async with AsyncLadderClient(target=args.server) as client:
+            bot = args.bot
+            if not bot.startswith("bots/"):
+                board = await client.get_leaderboard(args.game)
+                names = {entry.bot.display_name: entry.bot.name for entry in board.entries}
+                if bot not in names:
+                    console.print(f"no {args.game} bot named {bot!r}")
+                    return 2
+                bot = names[bot]
+            history = await client.list_bot_matches(bot, limit=args.limit)
+        console.print(_matches_table(bot, history.matches))
+        return 0
+    if command == "connect":
+        if args.bot not in bots:
+            console.print(f"no built-in bot {args.bot!r}; built-in bots: {', '.join(sorted(bots))}")
+            return 2
+        if not args.secret:
+            console.print(f"--secret (or ${_SECRET_ENV}) is required")
+            return 2
+        factory: Callable[[], Bot] = bots[args.bot].factory
+        console.print(f"playing {args.bot} on the ladder at {args.server}; Ctrl-C stops")
+        await run_ladder_bot(
+            factory, server=args.server, secret=args.secret, capacity=args.capacity
+        )
+        return 0
+    raise AssertionError(f"unhandled ladder command {command}")
+
+
+def run_ladder_command(args: argparse.Namespace, bots: Mapping[str, Any]) -> int:
+    """Run a ``botarena ladder`` subcommand; ``bots`` are the built-in bots by name.
+
+    Returns:
+        The exit status.
+    """
+    from botarena.clients._errors import BotarenaError
+
+    console = ladder_console()
+    try:
+        return asyncio.run(_run(args, bots, console))
+    except BotarenaError as exc:
+        console.print(f"error: {exc}")
+        return 1
+    except KeyboardInterrupt:
+        return 130

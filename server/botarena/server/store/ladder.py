@@ -1,0 +1,391 @@
+"""The ladder's tables: registered bots with their ratings, ladder matches and their seats.
+
+The tables are migration 2 of the store's schema (``_schema.LADDER_V1``), so they live
+in the server's one database beside the matches.
+:class:`LadderStore` reads and writes these tables over a ``sqlite3.Connection``; each
+write is one transaction, so a recorded result and the ratings it moved are durable
+together (DESIGN.md: Persistence and scale). Never imports grpc.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "BotRecord",
+    "LadderMatchRecord",
+    "LadderStore",
+    "SeatRecord",
+    "SeatResult",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class BotRecord:
+    """A registered bot with its rating and counters.
+
+    Attributes:
+        bot_id: The bot's id (its resource name is ``bots/{bot_id}``).
+        name: Display name, unique within the game.
+        owner: Who runs it.
+        game: The game's registry name.
+        secret_hash: SHA-256 of the secret, hex; the secret itself is never stored.
+        mu: Rating mean.
+        sigma: Rating uncertainty.
+        games: Rated matches played.
+        wins: Wins, a first place shared by k seats counting 1/k.
+        score_sum: Sum of final scores over rated matches.
+        timeouts: Times the bot ran out of time.
+        crashes: Matches the bot crashed in.
+        bad_streak: Matches in a row with a timeout or a crash.
+        paused: Whether the scheduler leaves the bot out.
+    """
+
+    bot_id: str
+    name: str
+    owner: str
+    game: str
+    secret_hash: str
+    mu: float
+    sigma: float
+    games: int = 0
+    wins: float = 0.0
+    score_sum: float = 0.0
+    timeouts: int = 0
+    crashes: int = 0
+    bad_streak: int = 0
+    paused: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRecord:
+    """One seat of a ladder match, as stored.
+
+    ``score``, ``rank``, ``mu_after`` and ``sigma_after`` are ``None`` until the match
+    has a recorded result.
+    """
+
+    seat: int
+    bot_id: str
+    mu_before: float
+    sigma_before: float
+    score: int | None = None
+    rank: int | None = None
+    forfeited: bool = False
+    timeouts: int = 0
+    crashed: bool = False
+    mu_after: float | None = None
+    sigma_after: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LadderMatchRecord:
+    """A ladder match: when it started and ended, and its seats by seat index."""
+
+    match_id: str
+    game: str
+    started: float
+    finished: float | None
+    abandoned: bool
+    seats: tuple[SeatRecord, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatResult:
+    """What one seat's bot gets from a finished match, ratings already computed.
+
+    Attributes:
+        score: Final score.
+        rank: Place, 1 = first.
+        win: The part of a win (1/k for a first place shared by k seats).
+        forfeited: Whether the seat forfeited.
+        timeouts: Times the seat ran out of time.
+        crashed: Whether the bot crashed in the match.
+        mu: The bot's new rating mean.
+        sigma: The bot's new rating uncertainty.
+    """
+
+    score: int
+    rank: int
+    win: float
+    forfeited: bool
+    timeouts: int
+    crashed: bool
+    mu: float
+    sigma: float
+
+
+_BOT_COLUMNS = (
+    "bot_id, name, owner, game, secret_hash, mu, sigma, games, wins, score_sum, timeouts, "
+    "crashes, bad_streak, paused"
+)
+_SEAT_COLUMNS = (
+    "seat, bot_id, mu_before, sigma_before, score, rank, forfeited, timeouts, crashed, "
+    "mu_after, sigma_after"
+)
+
+
+def _bot(row: Any) -> BotRecord:
+    values = list(row)
+    values[-1] = bool(values[-1])
+    return BotRecord(*values)
+
+
+def _seat(row: Any) -> SeatRecord:
+    (seat, bot_id, mu_before, sigma_before, score, rank, forfeited, timeouts, crashed) = row[:9]
+    mu_after, sigma_after = row[9:]
+    return SeatRecord(
+        seat=int(seat),
+        bot_id=str(bot_id),
+        mu_before=float(mu_before),
+        sigma_before=float(sigma_before),
+        score=None if score is None else int(score),
+        rank=None if rank is None else int(rank),
+        forfeited=bool(forfeited),
+        timeouts=int(timeouts),
+        crashed=bool(crashed),
+        mu_after=None if mu_after is None else float(mu_after),
+        sigma_after=None if sigma_after is None else float(sigma_after),
+    )
+
+
+class LadderStore:
+    """Reads and writes the ladder's tables.
+
+    Args:
+        connection: An open connection to a database at the current schema (a
+            :class:`~botarena.server.store.SqliteStore`'s ``connection``). Every method
+            runs on the caller's thread; one event loop uses it.
+    """
+
+    def __init__(self, connection: sqlite3.Connection) -> None:
+        self.connection = connection
+
+    @classmethod
+    def open(cls, path: str | Path) -> LadderStore:
+        """Open (or create) the botarena database at ``path`` for the ladder's tables alone.
+
+        The server shares its :class:`~botarena.server.store.SqliteStore`'s connection
+        instead; this is for tools and tests. ``":memory:"`` gives a throwaway database.
+
+        Raises:
+            StoreError: As :class:`~botarena.server.store.SqliteStore`.
+        """
+        from botarena.server.store._sqlite import SqliteStore
+
+        return cls(SqliteStore(path).connection)
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        # Explicit BEGIN/COMMIT: atomic whatever the connection's isolation_level, and
+        # part of the caller's transaction when one is open.
+        if self.connection.in_transaction:
+            yield
+            return
+        self.connection.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.connection.rollback()
+            raise
+        self.connection.commit()
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.connection.close()
+
+    # ------------------------------------------------------------------ bots
+
+    def add_bot(self, bot: BotRecord, created: float) -> bool:
+        """Insert a new bot; return False when its name is taken in its game."""
+        try:
+            with self._transaction():
+                self.connection.execute(
+                    "INSERT INTO ladder_bots (bot_id, name, owner, game, secret_hash, created, "
+                    "mu, sigma) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        bot.bot_id,
+                        bot.name,
+                        bot.owner,
+                        bot.game,
+                        bot.secret_hash,
+                        created,
+                        bot.mu,
+                        bot.sigma,
+                    ),
+                )
+        except sqlite3.IntegrityError:
+            return False
+        return True
+
+    def bot(self, bot_id: str) -> BotRecord | None:
+        """Return the bot ``bot_id``, or ``None``."""
+        row = self.connection.execute(
+            f"SELECT {_BOT_COLUMNS} FROM ladder_bots WHERE bot_id = ?", (bot_id,)
+        ).fetchone()
+        return None if row is None else _bot(row)
+
+    def bots(self, game: str) -> list[BotRecord]:
+        """Return every bot of ``game``, in registration order."""
+        rows = self.connection.execute(
+            f"SELECT {_BOT_COLUMNS} FROM ladder_bots WHERE game = ? ORDER BY created, bot_id",
+            (game,),
+        )
+        return [_bot(row) for row in rows]
+
+    # ------------------------------------------------------------------ matches
+
+    def add_match(
+        self, match_id: str, game: str, started: float, seats: Sequence[SeatRecord]
+    ) -> None:
+        """Record a new ladder match and its seats (no result yet)."""
+        with self._transaction():
+            self.connection.execute(
+                "INSERT INTO ladder_matches (match_id, game, started) VALUES (?, ?, ?)",
+                (match_id, game, started),
+            )
+            self.connection.executemany(
+                "INSERT INTO ladder_seats (match_id, seat, bot_id, mu_before, sigma_before) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [(match_id, s.seat, s.bot_id, s.mu_before, s.sigma_before) for s in seats],
+            )
+
+    def record_result(
+        self,
+        match_id: str,
+        finished: float,
+        results: Sequence[SeatResult],
+        *,
+        pause_after: int,
+    ) -> None:
+        """Store a finished match's result and update every seat's bot, in one transaction.
+
+        A bot's bad streak grows with a match it timed out or crashed in and resets
+        otherwise; the bot is paused once the streak reaches ``pause_after``.
+        """
+        seats = self.match(match_id)
+        if seats is None or seats.finished is not None:
+            return
+        with self._transaction():
+            self.connection.execute(
+                "UPDATE ladder_matches SET finished = ? WHERE match_id = ?", (finished, match_id)
+            )
+            for seat, result in zip(seats.seats, results, strict=True):
+                bad = result.timeouts > 0 or result.crashed
+                self.connection.execute(
+                    "UPDATE ladder_seats SET score = ?, rank = ?, forfeited = ?, timeouts = ?, "
+                    "crashed = ?, mu_after = ?, sigma_after = ? WHERE match_id = ? AND seat = ?",
+                    (
+                        result.score,
+                        result.rank,
+                        result.forfeited,
+                        result.timeouts,
+                        result.crashed,
+                        result.mu,
+                        result.sigma,
+                        match_id,
+                        seat.seat,
+                    ),
+                )
+                self.connection.execute(
+                    "UPDATE ladder_bots SET mu = ?, sigma = ?, games = games + 1, wins = wins + ?, "
+                    "score_sum = score_sum + ?, timeouts = timeouts + ?, crashes = crashes + ?, "
+                    "bad_streak = CASE WHEN ? THEN bad_streak + 1 ELSE 0 END, "
+                    "paused = CASE WHEN ? AND bad_streak + 1 >= ? THEN TRUE ELSE paused END "
+                    "WHERE bot_id = ?",
+                    (
+                        result.mu,
+                        result.sigma,
+                        result.win,
+                        result.score,
+                        result.timeouts,
+                        int(result.crashed),
+                        bad,
+                        bad,
+                        pause_after,
+                        seat.bot_id,
+                    ),
+                )
+
+    def abandon(self, match_id: str, finished: float) -> None:
+        """Mark a match the server lost as finished without a result: it counts for nobody."""
+        with self._transaction():
+            self.connection.execute(
+                "UPDATE ladder_matches SET finished = ?, abandoned = TRUE "
+                "WHERE match_id = ? AND finished IS NULL",
+                (finished, match_id),
+            )
+
+    def match(self, match_id: str) -> LadderMatchRecord | None:
+        """Return the ladder match ``match_id`` with its seats, or ``None``."""
+        row = self.connection.execute(
+            "SELECT match_id, game, started, finished, abandoned FROM ladder_matches "
+            "WHERE match_id = ?",
+            (match_id,),
+        ).fetchone()
+        return None if row is None else self._with_seats(row)
+
+    def unfinished_matches(self) -> list[LadderMatchRecord]:
+        """Return the matches without a recorded result, oldest first."""
+        rows = self.connection.execute(
+            "SELECT match_id, game, started, finished, abandoned FROM ladder_matches "
+            "WHERE finished IS NULL ORDER BY started, match_id"
+        ).fetchall()
+        return [self._with_seats(row) for row in rows]
+
+    def bot_matches(self, bot_id: str, limit: int) -> list[LadderMatchRecord]:
+        """Return up to ``limit`` matches of ``bot_id``, newest first."""
+        rows = self.connection.execute(
+            "SELECT m.match_id, m.game, m.started, m.finished, m.abandoned "
+            "FROM ladder_matches m WHERE m.match_id IN "
+            "(SELECT match_id FROM ladder_seats WHERE bot_id = ?) "
+            "ORDER BY m.started DESC, m.match_id LIMIT ?",
+            (bot_id, limit),
+        ).fetchall()
+        return [self._with_seats(row) for row in rows]
+
+    def pair_counts(self, game: str, since: float | None = None) -> dict[frozenset[str], int]:
+        """Return how many matches each pair of bots of ``game`` shared (abandoned ones
+        included: they took the pair's time), only those started at ``since`` or later
+        when given."""
+        rows = self.connection.execute(
+            "SELECT a.bot_id, b.bot_id, COUNT(*) FROM ladder_seats a "
+            "JOIN ladder_seats b ON a.match_id = b.match_id AND a.bot_id < b.bot_id "
+            "JOIN ladder_matches m ON m.match_id = a.match_id "
+            "WHERE m.game = ? AND m.started >= ? GROUP BY a.bot_id, b.bot_id",
+            (game, -1.0 if since is None else since),
+        )
+        return {frozenset((first, second)): count for first, second, count in rows}
+
+    def seat_counts(self, game: str) -> dict[str, dict[int, int]]:
+        """Return, per bot of ``game``, how many matches it played in each seat."""
+        counts: dict[str, dict[int, int]] = {}
+        rows = self.connection.execute(
+            "SELECT s.bot_id, s.seat, COUNT(*) FROM ladder_seats s "
+            "JOIN ladder_matches m ON m.match_id = s.match_id WHERE m.game = ? "
+            "GROUP BY s.bot_id, s.seat",
+            (game,),
+        )
+        for bot_id, seat, count in rows:
+            counts.setdefault(bot_id, {})[seat] = count
+        return counts
+
+    def _with_seats(self, row: Any) -> LadderMatchRecord:
+        match_id, game, started, finished, abandoned = row
+        seats = self.connection.execute(
+            f"SELECT {_SEAT_COLUMNS} FROM ladder_seats WHERE match_id = ? ORDER BY seat",
+            (match_id,),
+        )
+        return LadderMatchRecord(
+            match_id=str(match_id),
+            game=str(game),
+            started=float(started),
+            finished=None if finished is None else float(finished),
+            abandoned=bool(abandoned),
+            seats=tuple(_seat(seat) for seat in seats),
+        )

@@ -1,0 +1,169 @@
+"""The ladder through real gRPC: registration, secrets, connected SDK bots, leaderboard."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import grpc
+import pytest
+
+from botarena.bots import get_bot
+from botarena.clients import (
+    AlreadyExistsError,
+    AsyncLadderClient,
+    AuthenticationError,
+    run_ladder_bot,
+)
+from botarena.clients.testing import start_server_async
+from botarena.server.ladder import Ladder, LadderSettings
+from botarena.server.match import MatchManager
+from botarena.server.store.ladder import LadderStore
+from botarena.v1 import ladder_pb2, match_pb2
+
+QWIRKLE = match_pb2.GAME_QWIRKLE
+
+
+def _ladder(path: Path, **settings: object) -> Ladder:
+    options: dict[str, object] = {"tick_seconds": 0.05, "keepalive_seconds": 0.2, **settings}
+    return Ladder(MatchManager(), LadderStore.open(path), LadderSettings(**options))  # type: ignore[arg-type]
+
+
+def _run(scenario: Callable[[str], Awaitable[None]], ladder: Ladder, **options: object) -> None:
+    async def main() -> None:
+        async with start_server_async(ladder=ladder, **options) as address:
+            await asyncio.wait_for(scenario(address), 60)
+
+    asyncio.run(main())
+
+
+def test_two_sdk_bots_play_rated_matches_and_the_leaderboard_ranks_them(tmp_path: Path) -> None:
+    ladder = _ladder(tmp_path / "ladder.db")
+
+    async def scenario(address: str) -> None:
+        async with AsyncLadderClient(target=address) as client:
+            greedy = await client.register_bot("greedy", "team a", QWIRKLE)
+            random_bot = await client.register_bot("random", "team b", QWIRKLE)
+            ended: list[str] = []
+            bots = [
+                asyncio.create_task(
+                    run_ladder_bot(
+                        lambda name=name: get_bot(name),  # type: ignore[misc]
+                        server=address,
+                        secret=secret,
+                        capacity=2,
+                        on_match_end=lambda match, _: ended.append(match),
+                    )
+                )
+                for name, secret in (("greedy", greedy.secret), ("random", random_bot.secret))
+            ]
+            try:
+                while len(set(ended)) < 8:  # each match ends once per seat
+                    await asyncio.sleep(0.05)
+                board = await client.get_leaderboard(QWIRKLE)
+                history = await client.list_bot_matches(greedy.bot.name, limit=3)
+            finally:
+                for task in bots:
+                    task.cancel()
+                await asyncio.gather(*bots, return_exceptions=True)
+        entries = {entry.bot.display_name: entry for entry in board.entries}
+        assert [entry.rank for entry in board.entries] == [1, 2]
+        assert board.entries[0].bot.display_name == "greedy"
+        assert entries["greedy"].games >= 2
+        assert entries["greedy"].conservative_rating > entries["random"].conservative_rating
+        assert entries["greedy"].mean_score > entries["random"].mean_score
+        assert entries["random"].crashes == entries["random"].timeouts == 0
+        assert len(history.matches) == 3
+        assert all(len(match.seats) == 2 for match in history.matches)
+
+    _run(scenario, ladder)
+
+
+@pytest.mark.parametrize(
+    ("secret", "reason"),
+    [(None, "BOT_SECRET_REQUIRED"), ("nobody.wrong", "BOT_SECRET_INVALID")],
+    ids=["missing", "wrong"],
+)
+def test_a_missing_or_wrong_secret_cannot_connect(
+    tmp_path: Path, secret: str | None, reason: str
+) -> None:
+    ladder = _ladder(tmp_path / "ladder.db")
+
+    async def scenario(address: str) -> None:
+        async with AsyncLadderClient(target=address) as client:
+            registered = await client.register_bot("greedy", "", QWIRKLE)
+            await client.register_bot("random", "", QWIRKLE)
+        # The right secret's prefix with a wrong rest is refused as well.
+        forged = secret and registered.bot.name.removeprefix("bots/") + ".wrong"
+        for token in {secret, forged}:
+            async with AsyncLadderClient(target=address, token=token) as impostor:
+                received: list[ladder_pb2.ConnectResponse] = []
+
+                async def listen(
+                    client: AsyncLadderClient = impostor,
+                    sink: list[ladder_pb2.ConnectResponse] = received,
+                ) -> None:
+                    async for message in client.connect(1):
+                        sink.append(message)
+
+                with pytest.raises(AuthenticationError) as caught:
+                    await listen()
+            assert caught.value.code is grpc.StatusCode.UNAUTHENTICATED
+            assert caught.value.reason == reason
+            assert received == []
+        assert ladder.schedule_now() == []  # nobody connected: no match
+
+    _run(scenario, ladder)
+
+
+def test_registering_needs_the_admin_token_when_the_server_has_one(tmp_path: Path) -> None:
+    ladder = _ladder(tmp_path / "ladder.db")
+
+    async def scenario(address: str) -> None:
+        async with AsyncLadderClient(target=address) as anonymous:
+            with pytest.raises(AuthenticationError) as caught:
+                await anonymous.register_bot("greedy", "", QWIRKLE)
+        assert caught.value.reason == "ADMIN_TOKEN_REQUIRED"
+        async with AsyncLadderClient(target=address, token="sesame") as admin:
+            response = await admin.register_bot("greedy", "", QWIRKLE)
+        assert response.bot.name.startswith("bots/")
+
+    _run(scenario, ladder, admin_token="sesame")
+
+
+def test_a_name_is_taken_once_per_game(tmp_path: Path) -> None:
+    ladder = _ladder(tmp_path / "ladder.db")
+
+    async def scenario(address: str) -> None:
+        async with AsyncLadderClient(target=address) as client:
+            await client.register_bot("greedy", "", QWIRKLE)
+            with pytest.raises(AlreadyExistsError) as caught:
+                await client.register_bot("greedy", "someone else", QWIRKLE)
+            # The same name in another game is another bot.
+            other = await client.register_bot("greedy", "", match_pb2.GAME_QWIXX)
+        assert caught.value.reason == "BOT_NAME_TAKEN"
+        assert other.bot.name.startswith("bots/")
+
+    _run(scenario, ladder)
+
+
+def test_a_connected_bot_receives_connected_then_keep_alives(tmp_path: Path) -> None:
+    ladder = _ladder(tmp_path / "ladder.db")
+
+    async def scenario(address: str) -> None:
+        async with AsyncLadderClient(target=address) as client:
+            registered = await client.register_bot("alone", "", QWIRKLE)
+        kinds: list[str | None] = []
+        async with (
+            AsyncLadderClient(target=address, token=registered.secret) as bot,
+            contextlib.aclosing(bot.connect(3)) as stream,
+        ):
+            async for message in stream:
+                kinds.append(message.WhichOneof("kind"))
+                if len(kinds) == 3:
+                    break
+        assert kinds == ["connected", "keep_alive", "keep_alive"]
+
+    _run(scenario, ladder)
