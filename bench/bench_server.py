@@ -467,6 +467,9 @@ def main() -> None:
     args = parser.parse_args()
     configure_logging(level=logging.WARNING, json=True)
     os.environ.setdefault("PYTHONHASHSEED", "0")
+    # grpc's C core logs each GOAWAY of a stopped server at INFO otherwise (also in the
+    # child process of part 2, which inherits the environment).
+    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
     asyncio.run(_main(args.hops, args.matches))
 
 
