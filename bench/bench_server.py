@@ -38,6 +38,10 @@ import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
+# Before grpc loads: its C core logs each GOAWAY of a stopped server at INFO otherwise
+# (the child process of part 2 inherits the setting).
+os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+
 import grpc
 
 from botarena.server.games.qwirkle import QWIRKLE
@@ -467,9 +471,7 @@ def main() -> None:
     args = parser.parse_args()
     configure_logging(level=logging.WARNING, json=True)
     os.environ.setdefault("PYTHONHASHSEED", "0")
-    # grpc's C core logs each GOAWAY of a stopped server at INFO otherwise (also in the
-    # child process of part 2, which inherits the environment).
-    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+
     asyncio.run(_main(args.hops, args.matches))
 
 
