@@ -50,10 +50,11 @@ async def create_server(
             unfinished matches are recovered before the server starts. ``None`` (the
             default) keeps matches in memory only. The caller closes it after ``stop``.
         admin_token: When set, CreateMatch requires it.
-        queendomino_buildings: The building table of every Queendomino match (the
-            operator's ``--queendomino-buildings``, validated by ``load_buildings``). When
-            given, the server logs one warning at start naming the table's unknown values
-            replaced by stand-ins, if any. ``None``: the shipped table, silently.
+        queendomino_buildings: The building table of every Queendomino match, created
+            or recovered (the operator's ``--queendomino-buildings``, validated by
+            ``load_buildings``). When given, the server logs one warning at start naming
+            the table's unknown values replaced by stand-ins, if any. ``None``: the
+            shipped table, silently.
         max_receive_message_bytes: Cap on request size.
         max_send_message_bytes: Cap on response size.
         **manager_options: Passed to a new :class:`MatchManager`.
@@ -65,9 +66,12 @@ async def create_server(
     Raises:
         RuntimeError: The address cannot be bound.
     """
+    overrides: dict[str, dict[str, object]] = {}
+    if queendomino_buildings is not None:
+        overrides["queendomino"] = {"buildings": queendomino_buildings}
     if manager is None:
         if store is not None:
-            manager_options.update(store=store, codec=ProtobufMatchCodec())
+            manager_options.update(store=store, codec=ProtobufMatchCodec(overrides))
         manager = MatchManager(**manager_options)
     elif store is not None:
         raise ValueError("pass a store either to create_server or to the manager, not both")
@@ -79,9 +83,7 @@ async def create_server(
             ("grpc.max_send_message_length", max_send_message_bytes),
         ]
     )
-    overrides: dict[str, dict[str, object]] = {}
     if queendomino_buildings is not None:
-        overrides["queendomino"] = {"buildings": queendomino_buildings}
         _warn_stand_ins(queendomino_buildings)
     servicer = MatchServicer(manager, admin_token=admin_token, config_overrides=overrides)
     server.add_generic_rpc_handlers((match_service_handler(servicer),))

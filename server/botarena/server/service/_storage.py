@@ -7,6 +7,8 @@ any language can read a database (docs/decisions.md: Persistence).
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
 from google.protobuf.message import DecodeError
@@ -14,14 +16,24 @@ from google.protobuf.message import DecodeError
 from botarena.server.games import Rules
 from botarena.server.match import MatchSettings
 from botarena.server.service._convert import decode_settings, encode_settings
-from botarena.server.service.codecs import codec_for_game
+from botarena.server.service.codecs import codec_for_game, codec_for_proto
 from botarena.v1 import match_pb2
 
 __all__ = ["ProtobufMatchCodec"]
 
 
 class ProtobufMatchCodec:
-    """A :class:`~botarena.server.match.MatchCodec` over the games' protobuf codecs."""
+    """A :class:`~botarena.server.match.MatchCodec` over the games' protobuf codecs.
+
+    Args:
+        config_overrides: Per game registry name, fields of the engine's default config
+            that the server replaces for every match (the operator's Queendomino building
+            table), as the servicer does when it creates one: a recovered match keeps
+            playing with them.
+    """
+
+    def __init__(self, config_overrides: Mapping[str, Mapping[str, object]] | None = None) -> None:
+        self._config_overrides = dict(config_overrides or {})
 
     def encode_settings(self, settings: MatchSettings) -> bytes:
         """Return ``settings`` as a serialized ``MatchConfig``."""
@@ -40,7 +52,11 @@ class ProtobufMatchCodec:
             config = match_pb2.MatchConfig.FromString(data)
         except DecodeError as error:
             raise ValueError(f"not a MatchConfig: {error}") from error
-        return decode_settings(config, rules.min_seats, rules.default_config())
+        default = rules.default_config()
+        overrides = self._config_overrides.get(codec_for_proto(int(config.game)).game)
+        if overrides:
+            default = dataclasses.replace(default, **overrides)
+        return decode_settings(config, rules.min_seats, default)
 
     def encode_move(self, game: str, move: object) -> bytes:
         """Return an engine move as a serialized, unredacted ``Move``."""
