@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import json
 import signal
@@ -19,8 +20,9 @@ from rich.console import Console
 
 from botarena.bots import BUILTIN_BOTS
 from botarena.clients.runner import add_match_arguments, run_match
-from botarena.server.games.qwirkle import QWIRKLE
-from botarena.server.service.codecs.qwirkle import QwirkleCodec
+from botarena.server.games import IllegalMoveError, get_rules
+from botarena.server.games.queendomino import QueendominoConfig, load_buildings
+from botarena.server.service.codecs import codec_for_proto
 from botarena.v1 import match_pb2
 
 
@@ -88,23 +90,107 @@ def test_games_are_rounded_up_to_whole_seat_rotations(tmp_path: Path) -> None:
     assert "Playing 4 games, not 3" in text
 
 
+def replayed_scores(game: dict[str, Any], config: object = None) -> list[int]:
+    """Re-apply a game's replay file through its engine; return the final scores.
+
+    Args:
+        game: The game's entry in results.json.
+        config: The engine config; ``None`` takes the one the replay's header records
+            (its game options decoded over the engine's default).
+    """
+    lines = Path(game["replay"]).read_text().splitlines()
+    header = json.loads(lines[0])
+    assert header["schema_version"] == 1
+    assert header["bots"] == game["bots"]
+    recorded = json_format.ParseDict(header["config"], match_pb2.MatchConfig())
+    codec = codec_for_proto(recorded.game)
+    rules = get_rules(codec.game)
+    if config is None:
+        config = codec.decode_config(recorded, rules.default_config())
+    state = rules.new_match(config, header["seats"], int(header["seed"]))
+    for line in lines[1:]:
+        event = json_format.Parse(line, match_pb2.MatchEvent())
+        if event.WhichOneof("kind") == "move_applied":
+            move = codec.decode_move(event.move_applied.move)
+            state = rules.apply(state, event.move_applied.seat, move)
+    outcome = rules.outcome(state)
+    assert outcome is not None
+    return list(outcome.scores)
+
+
 def test_replays_reapplied_through_the_engine_reproduce_the_final_scores(tmp_path: Path) -> None:
     status, _, results = _run(tmp_path, "--bot", "greedy", "--bot", "random", "--games", "2")
     assert status == 0
     for game in results["games"]:
-        lines = Path(game["replay"]).read_text().splitlines()
-        header = json.loads(lines[0])
-        assert header["schema_version"] == 1
-        assert header["bots"] == game["bots"]
-        state = QWIRKLE.new_match(QWIRKLE.default_config(), header["seats"], int(header["seed"]))
-        for line in lines[1:]:
-            event = json_format.Parse(line, match_pb2.MatchEvent())
-            if event.WhichOneof("kind") == "move_applied":
-                move = QwirkleCodec().decode_move(event.move_applied.move)
-                state = QWIRKLE.apply(state, event.move_applied.seat, move)
-        outcome = QWIRKLE.outcome(state)
-        assert outcome is not None
-        assert list(outcome.scores) == game["scores"]
+        assert replayed_scores(game) == game["scores"]
+
+
+def test_three_queendomino_seats_play_every_rotation_and_replay_to_their_scores(
+    tmp_path: Path,
+) -> None:
+    argv = ("--game", "queendomino", "--bot", "random", "--bot", "random", "--bot", "greedy")
+    status, text, results = _run(tmp_path, *argv, "--games", "3", "--seed", "5")
+    assert status == 0
+    assert results["finished_games"] == 3
+    assert results["config"]["game"] == "queendomino"
+    # Each bot sits in each of the 3 seats once with the same deal (cyclic rotations).
+    lineups = [tuple(game["bots"]) for game in results["games"]]
+    assert {game["seed"] for game in results["games"]} == {5}
+    assert sorted(lineups) == sorted(
+        [
+            ("random", "random-2", "greedy"),
+            ("random-2", "greedy", "random"),
+            ("greedy", "random", "random-2"),
+        ]
+    )
+    for game in results["games"]:
+        assert len(game["scores"]) == 3
+        assert replayed_scores(game) == game["scores"]
+    assert [bot["games"] for bot in results["bots"]] == [3, 3, 3]
+    assert "greedy" in text
+
+
+def test_four_queendomino_seats_rotate_through_every_seat(tmp_path: Path) -> None:
+    argv = ("--bot", "random", "--bot", "greedy", "--bot", "random", "--bot", "greedy")
+    status, text, results = _run(tmp_path, "--game", "queendomino", *argv, "--games", "2")
+    assert status == 0
+    assert results["planned_games"] == 4
+    assert "Playing 4 games, not 2" in text
+    seats_of: dict[str, set[int]] = {}
+    for game in results["games"]:
+        for seat, name in enumerate(game["bots"]):
+            seats_of.setdefault(name, set()).add(seat)
+        assert replayed_scores(game) == game["scores"]
+    assert seats_of == {name: {0, 1, 2, 3} for name in ("random", "greedy", "random-2", "greedy-2")}
+
+
+def test_the_embedded_server_plays_with_the_operators_building_table(
+    tmp_path: Path, queendomino_operator_table: Any
+) -> None:
+    path = queendomino_operator_table.path
+    argv = ("--game", "queendomino", "--bot", "greedy", "--bot", "greedy")
+    status, _, results = _run(tmp_path, *argv, "--games", "2", "--queendomino-buildings", str(path))
+    assert status == 0
+    operator = QueendominoConfig(buildings=load_buildings(path))
+    shipped = QueendominoConfig()
+    with_operator = [replayed_scores(game, operator) for game in results["games"]]
+    assert with_operator == [game["scores"] for game in results["games"]]
+    # Under the shipped table the same moves break the rules (its buildings grant no
+    # knights, so no tax step is due where the match had one) or score differently.
+    for game, scores in zip(results["games"], with_operator, strict=True):
+        with contextlib.suppress(IllegalMoveError):
+            assert replayed_scores(game, shipped) != scores
+
+
+def test_a_seat_count_the_game_does_not_take_stops_the_run_at_the_first_refusal(
+    tmp_path: Path,
+) -> None:
+    bots = [arg for _ in range(5) for arg in ("--bot", "random")]
+    status, text, results = _run(tmp_path, "--game", "queendomino", *bots, "--games", "5")
+    assert status == 1
+    assert results["finished_games"] == 0
+    assert text.count("the server refused the match") == 1
+    assert "INVALID_SEAT_COUNT" in text
 
 
 def test_command_bots_play_and_their_stderr_is_kept(tmp_path: Path) -> None:

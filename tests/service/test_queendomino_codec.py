@@ -13,6 +13,7 @@ from botarena.server.games.queendomino import (
     EndGameScoring,
     Kingdom,
     OngoingEffect,
+    QueendominoConfig,
     QueendominoReason,
     Rotation,
     ScoringKind,
@@ -425,3 +426,42 @@ def test_the_shipped_components_encode_with_named_enumerations() -> None:
         for half in slot.domino.halves
     }
     assert terrains == {f"QUEENDOMINO_TERRAIN_{terrain.name}" for terrain in Terrain}
+
+
+# ---------------------------------------------------------------------------- options
+
+
+@pytest.mark.parametrize(
+    ("tax_bonus", "per_knight"),
+    [
+        (Q.QUEENDOMINO_TAX_BONUS_UNSPECIFIED, True),
+        (Q.QUEENDOMINO_TAX_BONUS_PER_KNIGHT, True),
+        (Q.QUEENDOMINO_TAX_BONUS_PER_TURN, False),
+    ],
+    ids=["unspecified-is-per-knight", "per-knight", "per-turn"],
+)
+def test_the_tax_bonus_option_sets_the_engine_config(
+    tax_bonus: queendomino_pb2.QueendominoTaxBonus.ValueType, per_knight: bool
+) -> None:
+    config = match_pb2.MatchConfig(
+        game=match_pb2.GAME_QUEENDOMINO, queendomino=Q.QueendominoConfig(tax_bonus=tax_bonus)
+    )
+    operator = QueendominoConfig(buildings=replace(load_buildings(), source="mine.json"))
+    decoded = CODEC.decode_config(config, operator)
+    assert isinstance(decoded, QueendominoConfig)
+    assert decoded.tax_bonus_per_knight is per_knight
+    assert decoded.buildings is operator.buildings  # the operator's table stays
+    out = match_pb2.MatchConfig()
+    CODEC.encode_config(decoded, out)
+    expected = (
+        Q.QUEENDOMINO_TAX_BONUS_PER_KNIGHT if per_knight else Q.QUEENDOMINO_TAX_BONUS_PER_TURN
+    )
+    assert out.queendomino.tax_bonus == expected  # the value in force, never UNSPECIFIED
+
+
+def test_an_unknown_tax_bonus_is_refused_naming_the_field() -> None:
+    config = match_pb2.MatchConfig(game=match_pb2.GAME_QUEENDOMINO)
+    config.queendomino.tax_bonus = 9  # type: ignore[assignment]
+    with pytest.raises(InvalidRequestError) as caught:
+        CODEC.decode_config(config, QueendominoConfig())
+    assert caught.value.field == "config.queendomino.tax_bonus"

@@ -19,7 +19,9 @@ import the ``games`` package for look-ahead, DESIGN.md) and values a position as
 * **Choose**: the free domino of the next line whose best placement in its kingdom gains
   the most now; lower numbers (earlier turns) break ties.
 
-Ties between moves of equal value go to a seeded random pick.
+Ties between moves of equal value go to a seeded random pick, except that ``Skip`` wins
+a tie: an optional action is taken only when it gains something (a building worth
+exactly its price is not built).
 """
 
 from __future__ import annotations
@@ -189,10 +191,14 @@ def _best(
     value: Callable[[match_pb2.Move], float],
     rng: random.Random,
 ) -> match_pb2.Move:
-    """Return a seeded random pick among the moves of the highest value."""
+    """Return ``Skip`` if it is among the moves of the highest value, else a seeded random
+    pick among them."""
     scored = [(value(move), move) for move in moves]
     top = max(score for score, _ in scored)
     best = [move for score, move in scored if score >= top - 1e-9]
+    for move in best:
+        if move.queendomino.WhichOneof("action") == "skip":
+            return move
     return best[rng.randrange(len(best))]
 
 

@@ -112,12 +112,12 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _ladder(args: argparse.Namespace, store: Any) -> Any:
+def _ladder(args: argparse.Namespace, store: Any, buildings: BuildingTable) -> Any:
     """Return the ladder ``serve --ladder`` asks for, on the server's database, or None."""
     if not args.ladder:
         return None
     from botarena.server.ladder import Ladder, LadderSettings
-    from botarena.server.service import durable_manager
+    from botarena.server.service import config_overrides, durable_manager
     from botarena.server.store.ladder import LadderStore
 
     settings = LadderSettings(
@@ -126,7 +126,8 @@ def _ladder(args: argparse.Namespace, store: Any) -> Any:
         pause_after=args.ladder_pause_after,
         move_time_limit=args.ladder_move_time,
     )
-    return Ladder(durable_manager(store), LadderStore(store.connection), settings)
+    manager = durable_manager(store, config_overrides(queendomino_buildings=buildings))
+    return Ladder(manager, LadderStore(store.connection), settings)
 
 
 async def _serve(args: argparse.Namespace, buildings: BuildingTable) -> int:
@@ -147,7 +148,7 @@ async def _serve(args: argparse.Namespace, buildings: BuildingTable) -> int:
     logger.info("database", database=path, schema_version=store.schema_version)
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     try:
-        ladder = _ladder(args, store)
+        ladder = _ladder(args, store, buildings)
         server, bound = await create_server(
             address,
             admin_token=admin_token,

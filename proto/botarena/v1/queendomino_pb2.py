@@ -24,23 +24,25 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1d\x62otarena/v1/queendomino.proto\x12\x0b\x62otarena.v1\"\'\n\x0fQueendominoCell\x12\t\n\x01x\x18\x01 \x01(\x11\x12\t\n\x01y\x18\x02 \x01(\x11\"U\n\x11QueendominoSquare\x12\x30\n\x07terrain\x18\x01 \x01(\x0e\x32\x1f.botarena.v1.QueendominoTerrain\x12\x0e\n\x06\x63rowns\x18\x02 \x01(\x05\"S\n\x11QueendominoDomino\x12\x0e\n\x06number\x18\x01 \x01(\x05\x12.\n\x06halves\x18\x02 \x03(\x0b\x32\x1e.botarena.v1.QueendominoSquare\"\x90\x01\n\x19QueendominoEndGameScoring\x12\x31\n\x04kind\x18\x01 \x01(\x0e\x32#.botarena.v1.QueendominoScoringKind\x12\x0e\n\x06points\x18\x02 \x01(\x05\x12\x30\n\x07terrain\x18\x03 \x01(\x0e\x32\x1f.botarena.v1.QueendominoTerrain\"\xf2\x01\n\x13QueendominoBuilding\x12\n\n\x02id\x18\x01 \x01(\x05\x12\x0f\n\x07type_id\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x0e\n\x06\x63rowns\x18\x04 \x01(\x05\x12\x0f\n\x07knights\x18\x05 \x01(\x05\x12\x0e\n\x06towers\x18\x06 \x01(\x05\x12=\n\x0eongoing_effect\x18\x07 \x01(\x0e\x32%.botarena.v1.QueendominoOngoingEffect\x12@\n\x10\x65nd_game_scoring\x18\x08 \x01(\x0b\x32&.botarena.v1.QueendominoEndGameScoring\"\x13\n\x11QueendominoConfig\"r\n\x10QueendominoPlace\x12*\n\x04\x63\x65ll\x18\x01 \x01(\x0b\x32\x1c.botarena.v1.QueendominoCell\x12\x32\n\x08rotation\x18\x02 \x01(\x0e\x32 .botarena.v1.QueendominoRotation\"\x14\n\x12QueendominoDiscard\"=\n\x0eQueendominoTax\x12+\n\x05\x63\x65lls\x18\x01 \x03(\x0b\x32\x1c.botarena.v1.QueendominoCell\"M\n\x10QueendominoBuild\x12\r\n\x05space\x18\x01 \x01(\x05\x12*\n\x04\x63\x65ll\x18\x02 \x01(\x0b\x32\x1c.botarena.v1.QueendominoCell\"!\n\x10QueendominoBribe\x12\r\n\x05space\x18\x01 \x01(\x05\"#\n\x11QueendominoChoose\x12\x0e\n\x06\x64omino\x18\x01 \x01(\x05\"\x11\n\x0fQueendominoSkip\"\xeb\x02\n\x0fQueendominoMove\x12.\n\x05place\x18\x01 \x01(\x0b\x32\x1d.botarena.v1.QueendominoPlaceH\x00\x12\x32\n\x07\x64iscard\x18\x02 \x01(\x0b\x32\x1f.botarena.v1.QueendominoDiscardH\x00\x12*\n\x03tax\x18\x03 \x01(\x0b\x32\x1b.botarena.v1.QueendominoTaxH\x00\x12.\n\x05\x62uild\x18\x04 \x01(\x0b\x32\x1d.botarena.v1.QueendominoBuildH\x00\x12.\n\x05\x62ribe\x18\x05 \x01(\x0b\x32\x1d.botarena.v1.QueendominoBribeH\x00\x12\x30\n\x06\x63hoose\x18\x06 \x01(\x0b\x32\x1e.botarena.v1.QueendominoChooseH\x00\x12,\n\x04skip\x18\x07 \x01(\x0b\x32\x1c.botarena.v1.QueendominoSkipH\x00\x42\x08\n\x06\x61\x63tion\"\xaa\x01\n\x18QueendominoKingdomSquare\x12*\n\x04\x63\x65ll\x18\x01 \x01(\x0b\x32\x1c.botarena.v1.QueendominoCell\x12.\n\x06square\x18\x02 \x01(\x0b\x32\x1e.botarena.v1.QueendominoSquare\x12\x32\n\x08\x62uilding\x18\x03 \x01(\x0b\x32 .botarena.v1.QueendominoBuilding\"Z\n\x12QueendominoKingdom\x12\x0c\n\x04size\x18\x01 \x01(\x05\x12\x36\n\x07squares\x18\x02 \x03(\x0b\x32%.botarena.v1.QueendominoKingdomSquare\"\xc6\x01\n\x11QueendominoPlayer\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x30\n\x07kingdom\x18\x02 \x01(\x0b\x32\x1f.botarena.v1.QueendominoKingdom\x12\r\n\x05\x63oins\x18\x03 \x01(\x05\x12\x0f\n\x07knights\x18\x04 \x01(\x05\x12\x32\n\x0cknight_cells\x18\x05 \x03(\x0b\x32\x1c.botarena.v1.QueendominoCell\x12\x0e\n\x06towers\x18\x06 \x01(\x05\x12\r\n\x05score\x18\x07 \x01(\x05\"o\n\x13QueendominoLineSlot\x12.\n\x06\x64omino\x18\x01 \x01(\x0b\x32\x1e.botarena.v1.QueendominoDomino\x12\x11\n\x04king\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x0c\n\x04\x64one\x18\x03 \x01(\x08\x42\x07\n\x05_king\"i\n\x15QueendominoBoardSpace\x12\r\n\x05space\x18\x01 \x01(\x05\x12\r\n\x05price\x18\x02 \x01(\x05\x12\x32\n\x08\x62uilding\x18\x03 \x01(\x0b\x32 .botarena.v1.QueendominoBuilding\"\xad\x01\n\x0fQueendominoTurn\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12*\n\x04step\x18\x02 \x01(\x0e\x32\x1c.botarena.v1.QueendominoStep\x12.\n\x06\x64omino\x18\x03 \x01(\x0b\x32\x1e.botarena.v1.QueendominoDomino\x12\x30\n\tplacement\x18\x04 \x01(\x0b\x32\x1d.botarena.v1.QueendominoPlace\"\xb3\x03\n\x0fQueendominoView\x12\r\n\x05round\x18\x01 \x01(\x05\x12\x13\n\x0b\x66inal_round\x18\x02 \x01(\x08\x12/\n\x07players\x18\x03 \x03(\x0b\x32\x1e.botarena.v1.QueendominoPlayer\x12\x36\n\x0c\x63urrent_line\x18\x04 \x03(\x0b\x32 .botarena.v1.QueendominoLineSlot\x12\x33\n\tnext_line\x18\x05 \x03(\x0b\x32 .botarena.v1.QueendominoLineSlot\x12\x31\n\x05\x62oard\x18\x06 \x03(\x0b\x32\".botarena.v1.QueendominoBoardSpace\x12\x19\n\x0c\x64ragon_space\x18\x07 \x01(\x05H\x00\x88\x01\x01\x12\x12\n\x05queen\x18\x08 \x01(\x05H\x01\x88\x01\x01\x12*\n\x04turn\x18\t \x01(\x0b\x32\x1c.botarena.v1.QueendominoTurn\x12\x11\n\tdeck_left\x18\n \x01(\x05\x12\x11\n\tpile_left\x18\x0b \x01(\x05\x12\x0f\n\x07removed\x18\x0c \x03(\x05\x42\x0f\n\r_dragon_spaceB\x08\n\x06_queen*\x94\x02\n\x12QueendominoTerrain\x12#\n\x1fQUEENDOMINO_TERRAIN_UNSPECIFIED\x10\x00\x12\x1d\n\x19QUEENDOMINO_TERRAIN_WHEAT\x10\x01\x12\x1e\n\x1aQUEENDOMINO_TERRAIN_FOREST\x10\x02\x12\x1c\n\x18QUEENDOMINO_TERRAIN_LAKE\x10\x03\x12!\n\x1dQUEENDOMINO_TERRAIN_GRASSLAND\x10\x04\x12\x1d\n\x19QUEENDOMINO_TERRAIN_SWAMP\x10\x05\x12\x1c\n\x18QUEENDOMINO_TERRAIN_MINE\x10\x06\x12\x1c\n\x18QUEENDOMINO_TERRAIN_TOWN\x10\x07*\xb9\x01\n\x13QueendominoRotation\x12$\n QUEENDOMINO_ROTATION_UNSPECIFIED\x10\x00\x12\x1d\n\x19QUEENDOMINO_ROTATION_EAST\x10\x01\x12\x1e\n\x1aQUEENDOMINO_ROTATION_SOUTH\x10\x02\x12\x1d\n\x19QUEENDOMINO_ROTATION_WEST\x10\x03\x12\x1e\n\x1aQUEENDOMINO_ROTATION_NORTH\x10\x04*\xbf\x01\n\x0fQueendominoStep\x12 \n\x1cQUEENDOMINO_STEP_UNSPECIFIED\x10\x00\x12\x1a\n\x16QUEENDOMINO_STEP_PLACE\x10\x01\x12\x18\n\x14QUEENDOMINO_STEP_TAX\x10\x02\x12\x1a\n\x16QUEENDOMINO_STEP_BUILD\x10\x03\x12\x1b\n\x17QUEENDOMINO_STEP_DRAGON\x10\x04\x12\x1b\n\x17QUEENDOMINO_STEP_CHOOSE\x10\x05*\xca\x01\n\x18QueendominoOngoingEffect\x12*\n&QUEENDOMINO_ONGOING_EFFECT_UNSPECIFIED\x10\x00\x12#\n\x1fQUEENDOMINO_ONGOING_EFFECT_NONE\x10\x01\x12.\n*QUEENDOMINO_ONGOING_EFFECT_COIN_PER_KNIGHT\x10\x02\x12-\n)QUEENDOMINO_ONGOING_EFFECT_COIN_PER_TOWER\x10\x03*\xed\x01\n\x16QueendominoScoringKind\x12(\n$QUEENDOMINO_SCORING_KIND_UNSPECIFIED\x10\x00\x12!\n\x1dQUEENDOMINO_SCORING_KIND_FLAT\x10\x01\x12\x35\n1QUEENDOMINO_SCORING_KIND_PER_TERRITORY_OF_TERRAIN\x10\x02\x12&\n\"QUEENDOMINO_SCORING_KIND_PER_TOWER\x10\x03\x12\'\n#QUEENDOMINO_SCORING_KIND_PER_KNIGHT\x10\x04\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1d\x62otarena/v1/queendomino.proto\x12\x0b\x62otarena.v1\"\'\n\x0fQueendominoCell\x12\t\n\x01x\x18\x01 \x01(\x11\x12\t\n\x01y\x18\x02 \x01(\x11\"U\n\x11QueendominoSquare\x12\x30\n\x07terrain\x18\x01 \x01(\x0e\x32\x1f.botarena.v1.QueendominoTerrain\x12\x0e\n\x06\x63rowns\x18\x02 \x01(\x05\"S\n\x11QueendominoDomino\x12\x0e\n\x06number\x18\x01 \x01(\x05\x12.\n\x06halves\x18\x02 \x03(\x0b\x32\x1e.botarena.v1.QueendominoSquare\"\x90\x01\n\x19QueendominoEndGameScoring\x12\x31\n\x04kind\x18\x01 \x01(\x0e\x32#.botarena.v1.QueendominoScoringKind\x12\x0e\n\x06points\x18\x02 \x01(\x05\x12\x30\n\x07terrain\x18\x03 \x01(\x0e\x32\x1f.botarena.v1.QueendominoTerrain\"\xf2\x01\n\x13QueendominoBuilding\x12\n\n\x02id\x18\x01 \x01(\x05\x12\x0f\n\x07type_id\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x0e\n\x06\x63rowns\x18\x04 \x01(\x05\x12\x0f\n\x07knights\x18\x05 \x01(\x05\x12\x0e\n\x06towers\x18\x06 \x01(\x05\x12=\n\x0eongoing_effect\x18\x07 \x01(\x0e\x32%.botarena.v1.QueendominoOngoingEffect\x12@\n\x10\x65nd_game_scoring\x18\x08 \x01(\x0b\x32&.botarena.v1.QueendominoEndGameScoring\"H\n\x11QueendominoConfig\x12\x33\n\ttax_bonus\x18\x01 \x01(\x0e\x32 .botarena.v1.QueendominoTaxBonus\"r\n\x10QueendominoPlace\x12*\n\x04\x63\x65ll\x18\x01 \x01(\x0b\x32\x1c.botarena.v1.QueendominoCell\x12\x32\n\x08rotation\x18\x02 \x01(\x0e\x32 .botarena.v1.QueendominoRotation\"\x14\n\x12QueendominoDiscard\"=\n\x0eQueendominoTax\x12+\n\x05\x63\x65lls\x18\x01 \x03(\x0b\x32\x1c.botarena.v1.QueendominoCell\"M\n\x10QueendominoBuild\x12\r\n\x05space\x18\x01 \x01(\x05\x12*\n\x04\x63\x65ll\x18\x02 \x01(\x0b\x32\x1c.botarena.v1.QueendominoCell\"!\n\x10QueendominoBribe\x12\r\n\x05space\x18\x01 \x01(\x05\"#\n\x11QueendominoChoose\x12\x0e\n\x06\x64omino\x18\x01 \x01(\x05\"\x11\n\x0fQueendominoSkip\"\xeb\x02\n\x0fQueendominoMove\x12.\n\x05place\x18\x01 \x01(\x0b\x32\x1d.botarena.v1.QueendominoPlaceH\x00\x12\x32\n\x07\x64iscard\x18\x02 \x01(\x0b\x32\x1f.botarena.v1.QueendominoDiscardH\x00\x12*\n\x03tax\x18\x03 \x01(\x0b\x32\x1b.botarena.v1.QueendominoTaxH\x00\x12.\n\x05\x62uild\x18\x04 \x01(\x0b\x32\x1d.botarena.v1.QueendominoBuildH\x00\x12.\n\x05\x62ribe\x18\x05 \x01(\x0b\x32\x1d.botarena.v1.QueendominoBribeH\x00\x12\x30\n\x06\x63hoose\x18\x06 \x01(\x0b\x32\x1e.botarena.v1.QueendominoChooseH\x00\x12,\n\x04skip\x18\x07 \x01(\x0b\x32\x1c.botarena.v1.QueendominoSkipH\x00\x42\x08\n\x06\x61\x63tion\"\xaa\x01\n\x18QueendominoKingdomSquare\x12*\n\x04\x63\x65ll\x18\x01 \x01(\x0b\x32\x1c.botarena.v1.QueendominoCell\x12.\n\x06square\x18\x02 \x01(\x0b\x32\x1e.botarena.v1.QueendominoSquare\x12\x32\n\x08\x62uilding\x18\x03 \x01(\x0b\x32 .botarena.v1.QueendominoBuilding\"Z\n\x12QueendominoKingdom\x12\x0c\n\x04size\x18\x01 \x01(\x05\x12\x36\n\x07squares\x18\x02 \x03(\x0b\x32%.botarena.v1.QueendominoKingdomSquare\"\xc6\x01\n\x11QueendominoPlayer\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x30\n\x07kingdom\x18\x02 \x01(\x0b\x32\x1f.botarena.v1.QueendominoKingdom\x12\r\n\x05\x63oins\x18\x03 \x01(\x05\x12\x0f\n\x07knights\x18\x04 \x01(\x05\x12\x32\n\x0cknight_cells\x18\x05 \x03(\x0b\x32\x1c.botarena.v1.QueendominoCell\x12\x0e\n\x06towers\x18\x06 \x01(\x05\x12\r\n\x05score\x18\x07 \x01(\x05\"o\n\x13QueendominoLineSlot\x12.\n\x06\x64omino\x18\x01 \x01(\x0b\x32\x1e.botarena.v1.QueendominoDomino\x12\x11\n\x04king\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x0c\n\x04\x64one\x18\x03 \x01(\x08\x42\x07\n\x05_king\"i\n\x15QueendominoBoardSpace\x12\r\n\x05space\x18\x01 \x01(\x05\x12\r\n\x05price\x18\x02 \x01(\x05\x12\x32\n\x08\x62uilding\x18\x03 \x01(\x0b\x32 .botarena.v1.QueendominoBuilding\"\xad\x01\n\x0fQueendominoTurn\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12*\n\x04step\x18\x02 \x01(\x0e\x32\x1c.botarena.v1.QueendominoStep\x12.\n\x06\x64omino\x18\x03 \x01(\x0b\x32\x1e.botarena.v1.QueendominoDomino\x12\x30\n\tplacement\x18\x04 \x01(\x0b\x32\x1d.botarena.v1.QueendominoPlace\"\xb3\x03\n\x0fQueendominoView\x12\r\n\x05round\x18\x01 \x01(\x05\x12\x13\n\x0b\x66inal_round\x18\x02 \x01(\x08\x12/\n\x07players\x18\x03 \x03(\x0b\x32\x1e.botarena.v1.QueendominoPlayer\x12\x36\n\x0c\x63urrent_line\x18\x04 \x03(\x0b\x32 .botarena.v1.QueendominoLineSlot\x12\x33\n\tnext_line\x18\x05 \x03(\x0b\x32 .botarena.v1.QueendominoLineSlot\x12\x31\n\x05\x62oard\x18\x06 \x03(\x0b\x32\".botarena.v1.QueendominoBoardSpace\x12\x19\n\x0c\x64ragon_space\x18\x07 \x01(\x05H\x00\x88\x01\x01\x12\x12\n\x05queen\x18\x08 \x01(\x05H\x01\x88\x01\x01\x12*\n\x04turn\x18\t \x01(\x0b\x32\x1c.botarena.v1.QueendominoTurn\x12\x11\n\tdeck_left\x18\n \x01(\x05\x12\x11\n\tpile_left\x18\x0b \x01(\x05\x12\x0f\n\x07removed\x18\x0c \x03(\x05\x42\x0f\n\r_dragon_spaceB\x08\n\x06_queen*\x94\x02\n\x12QueendominoTerrain\x12#\n\x1fQUEENDOMINO_TERRAIN_UNSPECIFIED\x10\x00\x12\x1d\n\x19QUEENDOMINO_TERRAIN_WHEAT\x10\x01\x12\x1e\n\x1aQUEENDOMINO_TERRAIN_FOREST\x10\x02\x12\x1c\n\x18QUEENDOMINO_TERRAIN_LAKE\x10\x03\x12!\n\x1dQUEENDOMINO_TERRAIN_GRASSLAND\x10\x04\x12\x1d\n\x19QUEENDOMINO_TERRAIN_SWAMP\x10\x05\x12\x1c\n\x18QUEENDOMINO_TERRAIN_MINE\x10\x06\x12\x1c\n\x18QUEENDOMINO_TERRAIN_TOWN\x10\x07*\xb9\x01\n\x13QueendominoRotation\x12$\n QUEENDOMINO_ROTATION_UNSPECIFIED\x10\x00\x12\x1d\n\x19QUEENDOMINO_ROTATION_EAST\x10\x01\x12\x1e\n\x1aQUEENDOMINO_ROTATION_SOUTH\x10\x02\x12\x1d\n\x19QUEENDOMINO_ROTATION_WEST\x10\x03\x12\x1e\n\x1aQUEENDOMINO_ROTATION_NORTH\x10\x04*\xbf\x01\n\x0fQueendominoStep\x12 \n\x1cQUEENDOMINO_STEP_UNSPECIFIED\x10\x00\x12\x1a\n\x16QUEENDOMINO_STEP_PLACE\x10\x01\x12\x18\n\x14QUEENDOMINO_STEP_TAX\x10\x02\x12\x1a\n\x16QUEENDOMINO_STEP_BUILD\x10\x03\x12\x1b\n\x17QUEENDOMINO_STEP_DRAGON\x10\x04\x12\x1b\n\x17QUEENDOMINO_STEP_CHOOSE\x10\x05*\xca\x01\n\x18QueendominoOngoingEffect\x12*\n&QUEENDOMINO_ONGOING_EFFECT_UNSPECIFIED\x10\x00\x12#\n\x1fQUEENDOMINO_ONGOING_EFFECT_NONE\x10\x01\x12.\n*QUEENDOMINO_ONGOING_EFFECT_COIN_PER_KNIGHT\x10\x02\x12-\n)QUEENDOMINO_ONGOING_EFFECT_COIN_PER_TOWER\x10\x03*\xed\x01\n\x16QueendominoScoringKind\x12(\n$QUEENDOMINO_SCORING_KIND_UNSPECIFIED\x10\x00\x12!\n\x1dQUEENDOMINO_SCORING_KIND_FLAT\x10\x01\x12\x35\n1QUEENDOMINO_SCORING_KIND_PER_TERRITORY_OF_TERRAIN\x10\x02\x12&\n\"QUEENDOMINO_SCORING_KIND_PER_TOWER\x10\x03\x12\'\n#QUEENDOMINO_SCORING_KIND_PER_KNIGHT\x10\x04*\x86\x01\n\x13QueendominoTaxBonus\x12%\n!QUEENDOMINO_TAX_BONUS_UNSPECIFIED\x10\x00\x12$\n QUEENDOMINO_TAX_BONUS_PER_KNIGHT\x10\x01\x12\"\n\x1eQUEENDOMINO_TAX_BONUS_PER_TURN\x10\x02\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'botarena.v1.queendomino_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_QUEENDOMINOTERRAIN']._serialized_start=2710
-  _globals['_QUEENDOMINOTERRAIN']._serialized_end=2986
-  _globals['_QUEENDOMINOROTATION']._serialized_start=2989
-  _globals['_QUEENDOMINOROTATION']._serialized_end=3174
-  _globals['_QUEENDOMINOSTEP']._serialized_start=3177
-  _globals['_QUEENDOMINOSTEP']._serialized_end=3368
-  _globals['_QUEENDOMINOONGOINGEFFECT']._serialized_start=3371
-  _globals['_QUEENDOMINOONGOINGEFFECT']._serialized_end=3573
-  _globals['_QUEENDOMINOSCORINGKIND']._serialized_start=3576
-  _globals['_QUEENDOMINOSCORINGKIND']._serialized_end=3813
+  _globals['_QUEENDOMINOTERRAIN']._serialized_start=2763
+  _globals['_QUEENDOMINOTERRAIN']._serialized_end=3039
+  _globals['_QUEENDOMINOROTATION']._serialized_start=3042
+  _globals['_QUEENDOMINOROTATION']._serialized_end=3227
+  _globals['_QUEENDOMINOSTEP']._serialized_start=3230
+  _globals['_QUEENDOMINOSTEP']._serialized_end=3421
+  _globals['_QUEENDOMINOONGOINGEFFECT']._serialized_start=3424
+  _globals['_QUEENDOMINOONGOINGEFFECT']._serialized_end=3626
+  _globals['_QUEENDOMINOSCORINGKIND']._serialized_start=3629
+  _globals['_QUEENDOMINOSCORINGKIND']._serialized_end=3866
+  _globals['_QUEENDOMINOTAXBONUS']._serialized_start=3869
+  _globals['_QUEENDOMINOTAXBONUS']._serialized_end=4003
   _globals['_QUEENDOMINOCELL']._serialized_start=46
   _globals['_QUEENDOMINOCELL']._serialized_end=85
   _globals['_QUEENDOMINOSQUARE']._serialized_start=87
@@ -52,35 +54,35 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_QUEENDOMINOBUILDING']._serialized_start=407
   _globals['_QUEENDOMINOBUILDING']._serialized_end=649
   _globals['_QUEENDOMINOCONFIG']._serialized_start=651
-  _globals['_QUEENDOMINOCONFIG']._serialized_end=670
-  _globals['_QUEENDOMINOPLACE']._serialized_start=672
-  _globals['_QUEENDOMINOPLACE']._serialized_end=786
-  _globals['_QUEENDOMINODISCARD']._serialized_start=788
-  _globals['_QUEENDOMINODISCARD']._serialized_end=808
-  _globals['_QUEENDOMINOTAX']._serialized_start=810
-  _globals['_QUEENDOMINOTAX']._serialized_end=871
-  _globals['_QUEENDOMINOBUILD']._serialized_start=873
-  _globals['_QUEENDOMINOBUILD']._serialized_end=950
-  _globals['_QUEENDOMINOBRIBE']._serialized_start=952
-  _globals['_QUEENDOMINOBRIBE']._serialized_end=985
-  _globals['_QUEENDOMINOCHOOSE']._serialized_start=987
-  _globals['_QUEENDOMINOCHOOSE']._serialized_end=1022
-  _globals['_QUEENDOMINOSKIP']._serialized_start=1024
-  _globals['_QUEENDOMINOSKIP']._serialized_end=1041
-  _globals['_QUEENDOMINOMOVE']._serialized_start=1044
-  _globals['_QUEENDOMINOMOVE']._serialized_end=1407
-  _globals['_QUEENDOMINOKINGDOMSQUARE']._serialized_start=1410
-  _globals['_QUEENDOMINOKINGDOMSQUARE']._serialized_end=1580
-  _globals['_QUEENDOMINOKINGDOM']._serialized_start=1582
-  _globals['_QUEENDOMINOKINGDOM']._serialized_end=1672
-  _globals['_QUEENDOMINOPLAYER']._serialized_start=1675
-  _globals['_QUEENDOMINOPLAYER']._serialized_end=1873
-  _globals['_QUEENDOMINOLINESLOT']._serialized_start=1875
-  _globals['_QUEENDOMINOLINESLOT']._serialized_end=1986
-  _globals['_QUEENDOMINOBOARDSPACE']._serialized_start=1988
-  _globals['_QUEENDOMINOBOARDSPACE']._serialized_end=2093
-  _globals['_QUEENDOMINOTURN']._serialized_start=2096
-  _globals['_QUEENDOMINOTURN']._serialized_end=2269
-  _globals['_QUEENDOMINOVIEW']._serialized_start=2272
-  _globals['_QUEENDOMINOVIEW']._serialized_end=2707
+  _globals['_QUEENDOMINOCONFIG']._serialized_end=723
+  _globals['_QUEENDOMINOPLACE']._serialized_start=725
+  _globals['_QUEENDOMINOPLACE']._serialized_end=839
+  _globals['_QUEENDOMINODISCARD']._serialized_start=841
+  _globals['_QUEENDOMINODISCARD']._serialized_end=861
+  _globals['_QUEENDOMINOTAX']._serialized_start=863
+  _globals['_QUEENDOMINOTAX']._serialized_end=924
+  _globals['_QUEENDOMINOBUILD']._serialized_start=926
+  _globals['_QUEENDOMINOBUILD']._serialized_end=1003
+  _globals['_QUEENDOMINOBRIBE']._serialized_start=1005
+  _globals['_QUEENDOMINOBRIBE']._serialized_end=1038
+  _globals['_QUEENDOMINOCHOOSE']._serialized_start=1040
+  _globals['_QUEENDOMINOCHOOSE']._serialized_end=1075
+  _globals['_QUEENDOMINOSKIP']._serialized_start=1077
+  _globals['_QUEENDOMINOSKIP']._serialized_end=1094
+  _globals['_QUEENDOMINOMOVE']._serialized_start=1097
+  _globals['_QUEENDOMINOMOVE']._serialized_end=1460
+  _globals['_QUEENDOMINOKINGDOMSQUARE']._serialized_start=1463
+  _globals['_QUEENDOMINOKINGDOMSQUARE']._serialized_end=1633
+  _globals['_QUEENDOMINOKINGDOM']._serialized_start=1635
+  _globals['_QUEENDOMINOKINGDOM']._serialized_end=1725
+  _globals['_QUEENDOMINOPLAYER']._serialized_start=1728
+  _globals['_QUEENDOMINOPLAYER']._serialized_end=1926
+  _globals['_QUEENDOMINOLINESLOT']._serialized_start=1928
+  _globals['_QUEENDOMINOLINESLOT']._serialized_end=2039
+  _globals['_QUEENDOMINOBOARDSPACE']._serialized_start=2041
+  _globals['_QUEENDOMINOBOARDSPACE']._serialized_end=2146
+  _globals['_QUEENDOMINOTURN']._serialized_start=2149
+  _globals['_QUEENDOMINOTURN']._serialized_end=2322
+  _globals['_QUEENDOMINOVIEW']._serialized_start=2325
+  _globals['_QUEENDOMINOVIEW']._serialized_end=2760
 # @@protoc_insertion_point(module_scope)

@@ -198,6 +198,32 @@ QUEENDOMINO_SCORING_KIND_PER_KNIGHT: QueendominoScoringKind.ValueType  # 4
 """Points per knight the owner has, placed or not."""
 Global___QueendominoScoringKind: _TypeAlias = QueendominoScoringKind  # noqa: Y015
 
+class _QueendominoTaxBonus:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _QueendominoTaxBonusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_QueendominoTaxBonus.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    QUEENDOMINO_TAX_BONUS_UNSPECIFIED: _QueendominoTaxBonus.ValueType  # 0
+    """Not set: the server's default, PER_KNIGHT. Match.config reports the value in force."""
+    QUEENDOMINO_TAX_BONUS_PER_KNIGHT: _QueendominoTaxBonus.ValueType  # 1
+    """Once for every knight placed: a tax with two knights collects the bonuses twice."""
+    QUEENDOMINO_TAX_BONUS_PER_TURN: _QueendominoTaxBonus.ValueType  # 2
+    """Once per tax step (one per turn), however many knights it places."""
+
+class QueendominoTaxBonus(_QueendominoTaxBonus, metaclass=_QueendominoTaxBonusEnumTypeWrapper):
+    """How a tax step adds the ongoing coin bonuses of the seat's buildings (coin per knight,
+    coin per tower; RULES.md 3B, an [engine choice]).
+    """
+
+QUEENDOMINO_TAX_BONUS_UNSPECIFIED: QueendominoTaxBonus.ValueType  # 0
+"""Not set: the server's default, PER_KNIGHT. Match.config reports the value in force."""
+QUEENDOMINO_TAX_BONUS_PER_KNIGHT: QueendominoTaxBonus.ValueType  # 1
+"""Once for every knight placed: a tax with two knights collects the bonuses twice."""
+QUEENDOMINO_TAX_BONUS_PER_TURN: QueendominoTaxBonus.ValueType  # 2
+"""Once per tax step (one per turn), however many knights it places."""
+Global___QueendominoTaxBonus: _TypeAlias = QueendominoTaxBonus  # noqa: Y015
+
 @_typing.final
 class QueendominoCell(_message.Message):
     """A square of a kingdom, relative to the castle, which always stands on (0, 0). A
@@ -367,19 +393,23 @@ Global___QueendominoBuilding: _TypeAlias = QueendominoBuilding  # noqa: Y015
 
 @_typing.final
 class QueendominoConfig(_message.Message):
-    """Queendomino has no match options yet; the building table is the server operator's
-    (`botarena serve --queendomino-buildings`). The message exists so options can be added
-    compatibly.
+    """Queendomino match options. The building table is not one: it is the server operator's
+    (`botarena serve --queendomino-buildings`), and views describe every building in full.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    TAX_BONUS_FIELD_NUMBER: _builtins.int
+    tax_bonus: Global___QueendominoTaxBonus.ValueType
+    """How the ongoing tax bonuses count (RULES.md 3B); UNSPECIFIED is PER_KNIGHT."""
     def __init__(
         self,
+        *,
+        tax_bonus: Global___QueendominoTaxBonus.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tax_bonus", b"tax_bonus"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

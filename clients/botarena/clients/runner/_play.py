@@ -25,13 +25,18 @@ from google.protobuf import duration_pb2, json_format
 
 from botarena.clients._aio import AsyncMatchClient
 from botarena.clients._bot import Bot, run_bot_async
-from botarena.clients._errors import BotarenaError
+from botarena.clients._errors import (
+    AuthenticationError,
+    BotarenaError,
+    InvalidRequestError,
+    PermissionDeniedError,
+)
 from botarena.clients._main import ENV_MATCH, ENV_SEED, ENV_SERVER, ENV_TOKEN
 from botarena.clients.runner._plan import BotSpec, GamePlan
 from botarena.clients.runner._results import GameRecord, SeatRecord
 from botarena.v1 import match_pb2
 
-__all__ = ["GAMES", "REPLAY_SCHEMA_VERSION", "GameOptions", "play_game"]
+__all__ = ["GAMES", "REPLAY_SCHEMA_VERSION", "GameOptions", "MatchRefusedError", "play_game"]
 
 REPLAY_SCHEMA_VERSION = 1
 
@@ -43,6 +48,14 @@ GAMES: dict[str, match_pb2.Game.ValueType] = {
 """The games the runner can play, by registry name."""
 
 _STREAM_ATTEMPTS = 5
+
+
+class MatchRefusedError(Exception):
+    """The server refused to create a game's match: a bad configuration (such as a seat
+    count outside the game's range) or a missing admin token.
+
+    Every game of a run has the same configuration, so the run stops at the first one.
+    """
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,10 +269,14 @@ async def play_game(
         bots: Factories of the built-in bots by name.
 
     Raises:
-        BotarenaError: The server refused the match or failed while it was played.
+        MatchRefusedError: The server refused to create the match.
+        BotarenaError: The server failed while the match was played.
     """
     names = [lineup[index].name for index in plan.lineup_at_seat]
-    created = await client.create_match(match_config(options, plan, names))
+    try:
+        created = await client.create_match(match_config(options, plan, names))
+    except (InvalidRequestError, AuthenticationError, PermissionDeniedError) as error:
+        raise MatchRefusedError(f"the server refused the match: {error}") from error
     match = created.match.name
     game_dir = options.out / "games" / f"{plan.number:05d}" if options.out else None
     if game_dir:

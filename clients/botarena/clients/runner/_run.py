@@ -40,7 +40,7 @@ from botarena.clients.runner._plan import (
     rounded_game_count,
     unique_names,
 )
-from botarena.clients.runner._play import GAMES, GameOptions, play_game
+from botarena.clients.runner._play import GAMES, GameOptions, MatchRefusedError, play_game
 from botarena.clients.runner._results import (
     GameRecord,
     results_document,
@@ -207,6 +207,7 @@ async def _play_all(
             transient=False,
         )
         task = progress.add_task(f"{args.game}", total=len(plans), standings="")
+        refused: list[str] = []
 
         async def worker() -> None:
             nonlocal failures
@@ -214,6 +215,14 @@ async def _play_all(
                 plan = queue.get_nowait()
                 try:
                     record = await play_game(client, target, plan, lineup, options, factories)
+                except MatchRefusedError as error:
+                    # The same refusal awaits every game: report it once and stop.
+                    failures += 1
+                    if not refused:
+                        refused.append(str(error))
+                        console.print(f"[red]{error}; stopping the run")
+                    while not queue.empty():
+                        queue.get_nowait()
                 except Exception as error:  # a game lost to the server is reported, not fatal
                     failures += 1
                     console.print(f"[red]game {plan.number} (seed {plan.seed}) failed: {error}")

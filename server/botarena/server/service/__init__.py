@@ -6,6 +6,7 @@ a ``grpc.aio`` server for a :class:`~botarena.server.match.MatchManager`.
 
 from __future__ import annotations
 
+from botarena.server.service._convert import ConfigOverrides, config_overrides
 from botarena.server.service._errors import DOMAIN, status_of
 from botarena.server.service._logging import configure_logging
 from botarena.server.service._server import (
@@ -20,7 +21,9 @@ __all__ = [
     "DOMAIN",
     "MAX_RECEIVE_MESSAGE_BYTES",
     "MAX_SEND_MESSAGE_BYTES",
+    "ConfigOverrides",
     "MatchServicer",
+    "config_overrides",
     "configure_logging",
     "create_server",
     "durable_manager",

@@ -6,11 +6,13 @@ the envelopes around them and validates the envelope fields.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import secrets
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-from botarena.server.games import Seat
+from botarena.server.games import Rules, Seat
 from botarena.server.match import (
     EventKind,
     InvalidRequestError,
@@ -34,10 +36,16 @@ from botarena.server.service.codecs import (
 )
 from botarena.v1 import match_pb2
 
+if TYPE_CHECKING:
+    from botarena.server.games.queendomino import BuildingTable
+
 __all__ = [
     "MAX_ID_LENGTH",
+    "ConfigOverrides",
     "EventEncoder",
+    "config_overrides",
     "decode_settings",
+    "default_config",
     "encode_decision",
     "encode_match",
     "encode_settings",
@@ -88,6 +96,25 @@ def check_request_id(field: str, request_id: str) -> str:
     if len(request_id) > MAX_ID_LENGTH:
         raise InvalidRequestError(field, f"longer than {MAX_ID_LENGTH} characters")
     return request_id
+
+
+ConfigOverrides: TypeAlias = Mapping[str, Mapping[str, object]]
+"""Per game registry name, fields of the engine's default config that a server replaces
+for every match it creates or recovers (``{"queendomino": {"buildings": table}}``)."""
+
+
+def config_overrides(*, queendomino_buildings: BuildingTable | None = None) -> ConfigOverrides:
+    """Return a server's overrides from its operator options (README: Queendomino)."""
+    if queendomino_buildings is None:
+        return {}
+    return {"queendomino": {"buildings": queendomino_buildings}}
+
+
+def default_config(rules: Rules[Any, Any, Any, Any], overrides: ConfigOverrides) -> object:
+    """Return the engine's default config with this server's overrides applied."""
+    default = rules.default_config()
+    fields = overrides.get(rules.name)
+    return dataclasses.replace(default, **fields) if fields else default
 
 
 def decode_settings(

@@ -13,6 +13,7 @@ from grpc_reflection.v1alpha import reflection
 
 from botarena.server.ladder import Ladder
 from botarena.server.match import MatchManager
+from botarena.server.service._convert import ConfigOverrides, config_overrides
 from botarena.server.service._handlers import (
     LADDER_SERVICE_NAME,
     SERVICE_NAME,
@@ -43,12 +44,20 @@ MAX_SEND_MESSAGE_BYTES = 4 * 1024 * 1024
 """Largest response sent (a full view with history and legal moves is far smaller)."""
 
 
-def durable_manager(store: Store, **manager_options: Any) -> MatchManager:
+def durable_manager(
+    store: Store, overrides: ConfigOverrides | None = None, **manager_options: Any
+) -> MatchManager:
     """Return a :class:`MatchManager` whose matches ``store`` keeps, as protobuf bytes.
 
     Call its ``recover()`` (``create_server`` does) to resume the unfinished matches.
+
+    Args:
+        store: The store.
+        overrides: The server's :func:`config_overrides`: a recovered match must decode
+            with the defaults it was created with.
+        **manager_options: Passed to :class:`MatchManager`.
     """
-    return MatchManager(store=store, codec=ProtobufMatchCodec(), **manager_options)
+    return MatchManager(store=store, codec=ProtobufMatchCodec(overrides), **manager_options)
 
 
 async def create_server(
@@ -72,10 +81,11 @@ async def create_server(
             unfinished matches are recovered before the server starts. ``None`` (the
             default) keeps matches in memory only. The caller closes it after ``stop``.
         admin_token: When set, CreateMatch and RegisterBot require it.
-        queendomino_buildings: The building table of every Queendomino match (the
-            operator's ``--queendomino-buildings``, validated by ``load_buildings``). When
-            given, the server logs one warning at start naming the table's unknown values
-            replaced by stand-ins, if any. ``None``: the shipped table, silently.
+        queendomino_buildings: The building table of every Queendomino match, created
+            or recovered (the operator's ``--queendomino-buildings``, validated by
+            ``load_buildings``). When given, the server logs one warning at start naming
+            the table's unknown values replaced by stand-ins, if any. ``None``: the
+            shipped table, silently.
         ladder: Serve the LadderService for this ladder, which is started here and
             closed when the server stops; its manager serves the matches (``manager``
             must then be unset or the same).
@@ -90,13 +100,14 @@ async def create_server(
     Raises:
         RuntimeError: The address cannot be bound.
     """
+    overrides = config_overrides(queendomino_buildings=queendomino_buildings)
     if ladder is not None:
         if manager is not None and manager is not ladder.manager:
             raise ValueError("the ladder runs its matches on another manager")
         manager = ladder.manager
     if manager is None:
         manager = (
-            durable_manager(store, **manager_options)
+            durable_manager(store, overrides, **manager_options)
             if store is not None
             else MatchManager(**manager_options)
         )
@@ -110,9 +121,7 @@ async def create_server(
             ("grpc.max_send_message_length", max_send_message_bytes),
         ]
     )
-    overrides: dict[str, dict[str, object]] = {}
     if queendomino_buildings is not None:
-        overrides["queendomino"] = {"buildings": queendomino_buildings}
         _warn_stand_ins(queendomino_buildings)
     servicer = MatchServicer(manager, admin_token=admin_token, config_overrides=overrides)
     server.add_generic_rpc_handlers((match_service_handler(servicer),))

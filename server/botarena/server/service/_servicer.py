@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-import dataclasses
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from typing import Any, TypeAlias
 
 import structlog
@@ -25,9 +24,11 @@ from botarena.server.match import (
 )
 from botarena.server.service._auth import bearer_token, require_admin
 from botarena.server.service._convert import (
+    ConfigOverrides,
     EventEncoder,
     check_request_id,
     decode_settings,
+    default_config,
     encode_decision,
     encode_match,
     encode_view,
@@ -64,11 +65,11 @@ class MatchServicer:
         manager: MatchManager,
         *,
         admin_token: str | None = None,
-        config_overrides: Mapping[str, Mapping[str, object]] | None = None,
+        config_overrides: ConfigOverrides | None = None,
     ) -> None:
         self.manager = manager
         self._admin_token = admin_token or None
-        self._config_overrides = dict(config_overrides or {})
+        self._config_overrides = config_overrides or {}
 
     # ------------------------------------------------------------------ helpers
 
@@ -90,10 +91,7 @@ class MatchServicer:
         codec = _codec_checked(request.config)
         self._check_admin(context)
         rules = self.manager.rules(codec.game)
-        default = rules.default_config()
-        overrides = self._config_overrides.get(codec.game)
-        if overrides:
-            default = dataclasses.replace(default, **overrides)
+        default = default_config(rules, self._config_overrides)
         settings = decode_settings(request.config, rules.min_seats, default)
         match, _ = self.manager.create(settings, request_id=request_id)
         response = match_service_pb2.CreateMatchResponse()

@@ -13,7 +13,12 @@ from google.protobuf.message import DecodeError
 
 from botarena.server.games import Rules
 from botarena.server.match import MatchSettings
-from botarena.server.service._convert import decode_settings, encode_settings
+from botarena.server.service._convert import (
+    ConfigOverrides,
+    decode_settings,
+    default_config,
+    encode_settings,
+)
 from botarena.server.service.codecs import codec_for_game
 from botarena.v1 import match_pb2
 
@@ -21,7 +26,17 @@ __all__ = ["ProtobufMatchCodec"]
 
 
 class ProtobufMatchCodec:
-    """A :class:`~botarena.server.match.MatchCodec` over the games' protobuf codecs."""
+    """A :class:`~botarena.server.match.MatchCodec` over the games' protobuf codecs.
+
+    Args:
+        config_overrides: Per game registry name, fields of the engine's default config
+            that the server replaces for every match (the operator's Queendomino building
+            table), as the servicer does when it creates one: a recovered match keeps
+            playing with them.
+    """
+
+    def __init__(self, config_overrides: ConfigOverrides | None = None) -> None:
+        self._config_overrides = config_overrides or {}
 
     def encode_settings(self, settings: MatchSettings) -> bytes:
         """Return ``settings`` as a serialized ``MatchConfig``."""
@@ -40,7 +55,9 @@ class ProtobufMatchCodec:
             config = match_pb2.MatchConfig.FromString(data)
         except DecodeError as error:
             raise ValueError(f"not a MatchConfig: {error}") from error
-        return decode_settings(config, rules.min_seats, rules.default_config())
+        return decode_settings(
+            config, rules.min_seats, default_config(rules, self._config_overrides)
+        )
 
     def encode_move(self, game: str, move: object) -> bytes:
         """Return an engine move as a serialized, unredacted ``Move``."""

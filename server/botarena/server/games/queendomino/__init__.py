@@ -1,8 +1,8 @@
 """Queendomino (RULES.md in shared/games/queendomino): the pure rules engine.
 
 ``QUEENDOMINO`` implements ``Rules[QueendominoConfig, QueendominoState, QueendominoMove,
-QueendominoView]`` for 2 to 4 seats. It is not registered in ``games.GAMES`` until its
-protocol codec exists. Modules:
+QueendominoView]`` for 2 to 4 seats, registered in ``games.GAMES`` as ``"queendomino"``;
+its protocol codec is ``service/codecs/queendomino.py``. Modules:
 
 * :mod:`.data`: the 48 dominoes and 32 building tiles shipped in ``data/``, validated
   against a schema in code; ``load_buildings(path)`` reads an operator's override table.
@@ -41,7 +41,8 @@ Rulings implemented (RULES.md, each tested in ``tests/games/queendomino``):
 * Supply (1): coins are an unlimited integer; knights (22, the starting knights
   included) and towers (15) are capped by what is left in the supply.
 * Tax bonus (3B): once per knight placed; ``QueendominoConfig(tax_bonus_per_knight=
-  False)`` reads it as once per tax step.
+  False)`` reads it as once per tax step (a match option on the wire:
+  ``QueendominoConfig.tax_bonus``).
 * Queen discount (3C): clamped at 0; the 0 space stays free, no refund.
 * Board refill (4.2, inferred): the buildings keep their order and slide toward the 0
   space; empty spaces are filled from the pile, the cheapest empty space first (the deal

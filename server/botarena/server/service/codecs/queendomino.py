@@ -6,6 +6,11 @@ distinct tax cells, a board space 0..5, a domino number 1..48. Anything else ref
 request as ``MALFORMED_REQUEST`` naming the field, so the engine's ``MALFORMED_MOVE``
 never reaches the wire. Whether the move is *legal* is the engine's call.
 
+The match options (``QueendominoConfig``) carry ``tax_bonus``, the engine's
+``tax_bonus_per_knight`` (RULES.md 3B **[engine choice]**); a match reports the value in
+force, PER_KNIGHT when it was left UNSPECIFIED. The building table is not an option: it
+is the server operator's.
+
 Nothing about a Queendomino move is secret (RULES.md 2: everything on the table is
 public), so redaction changes nothing; the view hides only the order of the domino deck
 and of the building draw pile, which the engine's view does not hold.
@@ -17,6 +22,7 @@ kinds map by name.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 
 from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
@@ -31,6 +37,7 @@ from botarena.server.games.queendomino import (
     DominoPlacement,
     Kingdom,
     OngoingEffect,
+    QueendominoConfig,
     Rotation,
     ScoringKind,
     Terrain,
@@ -77,6 +84,11 @@ _SCORING: dict[ScoringKind, queendomino_pb2.QueendominoScoringKind.ValueType] = 
     kind: queendomino_pb2.QueendominoScoringKind.Value(f"QUEENDOMINO_SCORING_KIND_{kind.name}")
     for kind in ScoringKind
 }
+_TAX_BONUS_PER_KNIGHT: dict[int, bool] = {
+    queendomino_pb2.QUEENDOMINO_TAX_BONUS_PER_KNIGHT: True,
+    queendomino_pb2.QUEENDOMINO_TAX_BONUS_PER_TURN: False,
+}
+"""``QueendominoConfig.tax_bonus_per_knight`` by ``QueendominoTaxBonus`` (RULES.md 3B)."""
 _STEP: dict[Step, queendomino_pb2.QueendominoStep.ValueType] = {
     step: queendomino_pb2.QueendominoStep.Value(f"QUEENDOMINO_STEP_{step.name}") for step in Step
 }
@@ -277,15 +289,36 @@ class QueendominoCodec:
     oneof_case = "queendomino"
 
     def decode_config(self, config: match_pb2.MatchConfig, default: object) -> object:
-        """Return the server's default engine config: Queendomino has no match options.
+        """Return the engine config: the server's default with the match's options applied.
 
-        The building table in it is the server operator's (``--queendomino-buildings``).
+        The building table in it is the server operator's (``--queendomino-buildings``);
+        ``tax_bonus`` UNSPECIFIED keeps the default's (per knight).
+
+        Raises:
+            InvalidRequestError: ``tax_bonus`` is not a ``QueendominoTaxBonus`` value.
         """
-        return default
+        if not isinstance(default, QueendominoConfig):
+            default = QueendominoConfig()
+        tax_bonus = int(config.queendomino.tax_bonus)
+        if tax_bonus == queendomino_pb2.QUEENDOMINO_TAX_BONUS_UNSPECIFIED:
+            return default
+        per_knight = _TAX_BONUS_PER_KNIGHT.get(tax_bonus)
+        if per_knight is None:
+            raise InvalidRequestError(
+                "config.queendomino.tax_bonus", f"{tax_bonus} is not a QueendominoTaxBonus"
+            )
+        return dataclasses.replace(default, tax_bonus_per_knight=per_knight)
 
     def encode_config(self, game_config: object, out: match_pb2.MatchConfig) -> None:
-        """Mark the Queendomino case of ``out``'s options (there are no options)."""
-        out.queendomino.SetInParent()
+        """Write the match's options into ``out``, the default filled in (``PER_KNIGHT``)."""
+        per_knight = not isinstance(game_config, QueendominoConfig) or (
+            game_config.tax_bonus_per_knight
+        )
+        out.queendomino.tax_bonus = (
+            queendomino_pb2.QUEENDOMINO_TAX_BONUS_PER_KNIGHT
+            if per_knight
+            else queendomino_pb2.QUEENDOMINO_TAX_BONUS_PER_TURN
+        )
 
     def decode_move(self, move: match_pb2.Move) -> object:
         """Return the engine move of a Queendomino ``Move`` message.
