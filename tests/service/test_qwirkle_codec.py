@@ -6,7 +6,7 @@ import pytest
 
 from botarena.server.games.qwirkle import Exchange, Pass, Place, QwirkleReason, Tile
 from botarena.server.match import InvalidRequestError
-from botarena.server.service.codecs import codec_for_game
+from botarena.server.service.codecs import add_legal_moves, codec_for_game
 from botarena.v1 import match_pb2, match_service_pb2, qwirkle_pb2
 
 CODEC = codec_for_game("qwirkle")
@@ -116,7 +116,7 @@ def test_legal_moves_appended_in_one_parse_equal_the_plain_encoding() -> None:
         for _ in range(2):  # the second round is served from the caches
             out = match_pb2.DecisionRequested()
             out.decision.seat = seat  # a field set before must survive the merge
-            CODEC.add_legal_moves(moves, out, "legal_moves")
+            add_legal_moves(CODEC, moves, out, "legal_moves")
             plain = [CODEC.encode_move(move, redact=False) for move in moves]
             assert list(out.legal_moves) == plain
             assert out.decision.seat == seat

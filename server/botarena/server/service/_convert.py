@@ -12,6 +12,8 @@ import secrets
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+from google.protobuf.message import Message
+
 from botarena.server.games import Rules, Seat
 from botarena.server.match import (
     EventKind,
@@ -28,13 +30,15 @@ from botarena.server.match import (
 )
 from botarena.server.service.codecs import (
     GameCodec,
+    add_legal_moves,
     codec_for_game,
     codec_for_proto,
     duration_seconds,
+    encode_varint,
     set_duration,
     set_timestamp,
 )
-from botarena.v1 import match_pb2
+from botarena.v1 import match_pb2, match_service_pb2
 
 if TYPE_CHECKING:
     from botarena.server.games.queendomino import BuildingTable
@@ -250,12 +254,27 @@ def encode_view(
     codec.encode_view(match.rules.view(state, seat), seat, with_history=with_history, out=out)
 
 
+def _field_tag(message: type[Message], field: str) -> bytes:
+    """The tag of a length-delimited ``field`` of ``message``."""
+    return encode_varint(message.DESCRIPTOR.fields_by_name[field].number << 3 | 2)
+
+
+_EVENT_TAG = _field_tag(match_service_pb2.StreamMatchEventsResponse, "event")
+_DECISION_REQUESTED_TAG = _field_tag(match_pb2.MatchEvent, "decision_requested")
+_LEGAL_MOVES_FIELD = match_pb2.DecisionRequested.DESCRIPTOR.fields_by_name["legal_moves"].number
+
+
 class EventEncoder:
     """Encodes the stream items of one subscriber of one match, as ``viewer`` may see them.
 
     A seat's stream carries the view of one version twice in a row: in the ``MoveApplied``
     that reaches it and in the ``DecisionRequested`` that follows. The encoder keeps the
     last view it built and copies it (a C-level copy) instead of building it again.
+
+    A decision is sent as bytes (:meth:`decision_bytes`): its legal moves, the bulk of the
+    message, are wire entries appended to the rest, never parsed into messages to be
+    serialized again. :meth:`prepare_decision` encodes them ahead of time, so that a
+    stream can do it while the event before the decision is still being sent.
 
     Args:
         match: The match the items come from.
@@ -267,6 +286,41 @@ class EventEncoder:
         self._viewer = viewer
         self._codec = codec_for_game(match.settings.game)
         self._last_view: tuple[Any, match_pb2.PlayerView] | None = None
+        self._prepared: tuple[int, bytes] | None = None
+
+    def prepare_decision(self, decision: PendingDecision) -> None:
+        """Encode ``decision``'s legal moves now, if it is still pending (a loop callback)."""
+        match = self._match
+        if match.pending.get(decision.seat) is not decision:
+            return
+        moves = match.legal_moves(decision.seat)
+        entries = self._codec.legal_move_entries(moves, _LEGAL_MOVES_FIELD)
+        self._prepared = (decision.decision_id, entries)
+
+    def decision_bytes(self, item: StreamItem) -> bytes:
+        """Return the serialized ``StreamMatchEventsResponse`` of a decision item.
+
+        It parses to what :meth:`encode` writes for the item.
+        """
+        decision = item.decision
+        if decision is None:
+            raise ValueError("not a decision item")
+        prepared = self._prepared
+        if prepared is not None and prepared[0] == decision.decision_id:
+            entries = prepared[1]
+        else:
+            entries = self._codec.legal_move_entries(item.legal_moves, _LEGAL_MOVES_FIELD)
+        self._prepared = None
+        event = match_pb2.MatchEvent(state_version=item.state_version)
+        set_timestamp(event.time, _requested_time(decision))
+        requested = match_pb2.DecisionRequested()
+        encode_decision(decision, requested.decision)
+        self._view(item.state, requested.view)
+        body = requested.SerializeToString() + entries
+        event_bytes = (
+            event.SerializeToString() + _DECISION_REQUESTED_TAG + encode_varint(len(body)) + body
+        )
+        return _EVENT_TAG + encode_varint(len(event_bytes)) + event_bytes
 
     def encode(self, item: StreamItem, out: match_pb2.MatchEvent) -> None:
         """Write one stream item into the empty ``out``."""
@@ -274,12 +328,11 @@ class EventEncoder:
         out.state_version = item.state_version
         if item.decision is not None:
             decision = item.decision
-            requested_time = decision.deadline_time - decision.move_time_limit - decision.time_bank
-            set_timestamp(out.time, requested_time)
+            set_timestamp(out.time, _requested_time(decision))
             requested = out.decision_requested
             encode_decision(decision, requested.decision)
             self._view(item.state, requested.view)
-            codec.add_legal_moves(item.legal_moves, requested, "legal_moves")
+            add_legal_moves(codec, item.legal_moves, requested, "legal_moves")
             return
         entry: LogEntry | None = item.entry
         if entry is None:
@@ -310,3 +363,8 @@ class EventEncoder:
             return
         encode_view(self._match, state, self._viewer, with_history=False, out=out)
         self._last_view = (state, out)
+
+
+def _requested_time(decision: PendingDecision) -> float:
+    """The wall-clock time ``decision`` was requested."""
+    return decision.deadline_time - decision.move_time_limit - decision.time_bank

@@ -37,8 +37,10 @@ def _lenient(message_type: type[Message]) -> Callable[[bytes], object]:
     return deserialize
 
 
-def _serialize(message: Message) -> bytes:
-    return message.SerializeToString()
+def _serialize(message: Message | bytes) -> bytes:
+    # A servicer may hand over a message it serialized itself (a decision: see
+    # EventEncoder.decision_bytes).
+    return message if isinstance(message, bytes) else message.SerializeToString()
 
 
 def match_service_handler(servicer: MatchServicer) -> Any:

@@ -7,6 +7,7 @@ existence, then its state, turn and version (those in the match layer), then leg
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import json
@@ -35,7 +36,12 @@ from botarena.server.service._convert import (
     match_id_of,
 )
 from botarena.server.service._errors import handle_errors, handle_stream_errors
-from botarena.server.service.codecs import GameCodec, codec_for_game, codec_for_proto
+from botarena.server.service.codecs import (
+    GameCodec,
+    add_legal_moves,
+    codec_for_game,
+    codec_for_proto,
+)
 from botarena.v1 import match_pb2, match_service_pb2
 
 __all__ = ["MatchServicer"]
@@ -153,7 +159,7 @@ class MatchServicer:
         if seat is not None and (decision := match.pending.get(seat)) is not None:
             encode_decision(decision, response.decision)
             codec = codec_for_game(match.settings.game)
-            codec.add_legal_moves(match.legal_moves(seat), response, "legal_moves")
+            add_legal_moves(codec, match.legal_moves(seat), response, "legal_moves")
         encode_match(match, response.match)
         return response
 
@@ -205,8 +211,14 @@ class MatchServicer:
     @handle_stream_errors
     async def StreamMatchEvents(
         self, request: match_service_pb2.StreamMatchEventsRequest, context: Context
-    ) -> AsyncIterator[match_service_pb2.StreamMatchEventsResponse]:
-        """Stream the match's events as the caller may see them."""
+    ) -> AsyncIterator[match_service_pb2.StreamMatchEventsResponse | bytes]:
+        """Stream the match's events as the caller may see them.
+
+        A decision goes out as serialized bytes (``EventEncoder.decision_bytes``). When the
+        event just yielded leaves this seat to decide, its legal moves are encoded in a
+        loop callback, which runs while grpc sends that event: the decision is then ready
+        when grpc asks for the next item.
+        """
         match_id = _match_id(request.match, context)
         if request.after_state_version < 0:
             raise InvalidRequestError("after_state_version", "must not be negative")
@@ -214,9 +226,16 @@ class MatchServicer:
         seat = self._seat_of(match, context)
         bind_contextvars(match=match_id, seat=seat, state_version=request.after_state_version)
         encoder = EventEncoder(match, seat)
+        loop = asyncio.get_running_loop()
         async for item in self.manager.stream(match_id, seat, request.after_state_version):
+            if item.decision is not None:
+                yield encoder.decision_bytes(item)
+                continue
             response = match_service_pb2.StreamMatchEventsResponse()
             encoder.encode(item, response.event)  # built in place: no copy of the event
+            decision = match.pending.get(seat) if seat is not None else None
+            if decision is not None and item.state_version == match.state_version:
+                loop.call_soon(encoder.prepare_decision, decision)
             yield response
 
 

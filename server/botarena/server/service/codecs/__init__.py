@@ -11,9 +11,11 @@ from __future__ import annotations
 from botarena.server.service.codecs._base import (
     GameCodec,
     LegalMoveCache,
+    add_legal_moves,
     codec_for_game,
     codec_for_proto,
     duration_seconds,
+    encode_varint,
     set_duration,
     set_timestamp,
 )
@@ -21,9 +23,11 @@ from botarena.server.service.codecs._base import (
 __all__ = [
     "GameCodec",
     "LegalMoveCache",
+    "add_legal_moves",
     "codec_for_game",
     "codec_for_proto",
     "duration_seconds",
+    "encode_varint",
     "set_duration",
     "set_timestamp",
 ]

@@ -74,11 +74,13 @@ class GameCodec(Protocol):
         """Return the messages of a seat's own legal moves."""
         ...
 
-    def add_legal_moves(self, moves: Sequence[object], out: Message, field: str) -> None:
-        """Append the messages of a seat's own legal moves to ``out``'s repeated ``field``.
+    def legal_move_entries(self, moves: Sequence[object], field_number: int) -> bytes:
+        """Return a seat's own legal moves as the wire entries of a repeated ``Move`` field.
 
-        The hot path of every decision; the result equals extending ``field`` with
-        :meth:`encode_moves`.
+        Each entry is the field's tag, the length and the move's bytes, so the result can
+        be appended to any serialized message that has a repeated ``Move`` field numbered
+        ``field_number``; parsed, it equals :meth:`encode_moves`. The hot path of every
+        decision: codecs cache each move's entry.
         """
         ...
 
@@ -97,6 +99,12 @@ def encode_varint(value: int) -> bytes:
         value >>= 7
     out.append(value)
     return bytes(out)
+
+
+def add_legal_moves(codec: GameCodec, moves: Sequence[object], out: Message, field: str) -> None:
+    """Append ``moves`` (engine moves of ``codec``'s game) to ``out``'s repeated ``field``."""
+    number = out.DESCRIPTOR.fields_by_name[field].number
+    out.MergeFromString(codec.legal_move_entries(moves, number))
 
 
 class LegalMoveCache:
@@ -122,10 +130,9 @@ class LegalMoveCache:
             self._entries[key] = entry
         return entry
 
-    def add(self, moves: Sequence[object], out: Message, field: str) -> None:
-        """Append ``moves`` to ``out``'s repeated ``Move`` field ``field``."""
-        number = out.DESCRIPTOR.fields_by_name[field].number
-        out.MergeFromString(b"".join([self._entry(number, move) for move in moves]))
+    def entries(self, moves: Sequence[object], field_number: int) -> bytes:
+        """Return ``moves`` as entries of a repeated ``Move`` field ``field_number``."""
+        return b"".join([self._entry(field_number, move) for move in moves])
 
 
 def _codecs() -> tuple[GameCodec, ...]:

@@ -338,12 +338,9 @@ class QueendominoCodec:
         """Return a seat's own legal moves as messages."""
         return [match_pb2.Move(queendomino=_queendomino_move(move)) for move in moves]
 
-    def add_legal_moves(self, moves: Sequence[object], out: Message, field: str) -> None:
-        """Append a seat's own legal moves to ``out``'s repeated ``Move`` field ``field``.
-
-        The same messages as :meth:`encode_moves`, from cached wire bytes in one parse.
-        """
-        _LEGAL_MOVES.add(moves, out, field)
+    def legal_move_entries(self, moves: Sequence[object], field_number: int) -> bytes:
+        """Return legal moves as entries of a repeated ``Move`` field, from cached bytes."""
+        return _LEGAL_MOVES.entries(moves, field_number)
 
     def encode_view(
         self, view: object, seat: Seat | None, *, with_history: bool, out: match_pb2.PlayerView

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from google.protobuf.message import Message
-
 from botarena.server.games import Seat
 from botarena.server.games.qwirkle import (
     Exchange,
@@ -21,7 +19,6 @@ from botarena.server.games.qwirkle import (
     Passed,
     Place,
     Placed,
-    Placement,
     QwirkleConfig,
     QwirkleView,
     Tile,
@@ -164,45 +161,60 @@ def _move_bytes(move: object) -> bytes:
 
 
 class _LegalMoveEntries:
-    """Legal moves as entries of one repeated ``Move`` field, cached as wire bytes.
+    """Legal moves as entries of one repeated ``Move`` field, built from cached parts.
 
-    An entry is the field's tag, the length and the move's bytes. Placements are keyed by
-    their placements and score (Place equality ignores the score), exchanges by their
-    tiles: tuples hash in C, where the moves' dataclass ``__hash__`` is a Python call.
-    A cache is dropped whole when full. A pass is rare and built each time.
+    A placement's entry is built each time from its placements' cached bytes (the cells
+    and tiles of a decision's placements are seen again and again; whole placements
+    rarely are, so caching them by move would cost a hash of every move for few hits).
+    Exchanges, the same few subsets of a rack, are cached by their tiles. A pass is rare
+    and built each time.
     """
 
     _LIMIT = 100_000
 
     def __init__(self, field_number: int) -> None:
         self._tag = _varint(field_number << 3 | 2)
-        self._places: dict[tuple[tuple[Placement, ...], int | None], bytes] = {}
         self._exchanges: dict[tuple[Tile, ...], bytes] = {}
 
     def wire(self, moves: Sequence[object]) -> bytes:
-        places, exchanges, tag = self._places, self._exchanges, self._tag
-        if len(places) >= self._LIMIT:
-            places.clear()
+        exchanges, tag, varint = self._exchanges, self._tag, _SMALL_VARINTS
         if len(exchanges) >= self._LIMIT:
             exchanges.clear()
-        get_place = places.get
+        cached, build = _PLACEMENT_BYTES.get, _placement_bytes
         parts: list[bytes] = []
+        append = parts.append
         for move in moves:
-            if isinstance(move, Place):
-                key = (move.placements, move.score)
-                entry = get_place(key)
-                if entry is None:
-                    body = _place_bytes(move)
-                    entry = places[key] = tag + _varint(len(body)) + body
+            if type(move) is Place:
+                placements = move.placements
+                if len(placements) == 1:
+                    payload = cached(placements[0]) or build(placements[0])
+                else:
+                    payload = b"".join([cached(p) or build(p) for p in placements])
+                score = move.score
+                if score:  # QwirklePlace.score, field 2 (a score is far below 2**14)
+                    payload += b"\x10" + varint[score]
+                # Move.qwirkle (field 1) holds QwirkleMove.place (field 1) holds the payload.
+                size = len(payload)
+                place_size = size + 1 + len(varint[size])
+                move_size = place_size + 1 + len(varint[place_size])
+                append(
+                    tag
+                    + varint[move_size]
+                    + b"\x0a"
+                    + varint[place_size]
+                    + b"\x0a"
+                    + varint[size]
+                    + payload
+                )
             elif isinstance(move, Exchange):
                 entry = exchanges.get(move.tiles)
                 if entry is None:
                     body = _exchange_bytes(move)
                     entry = exchanges[move.tiles] = tag + _varint(len(body)) + body
+                append(entry)
             else:
                 body = _move_bytes(move)
-                entry = tag + _varint(len(body)) + body
-            parts.append(entry)
+                append(tag + _varint(len(body)) + body)
         return b"".join(parts)
 
 
@@ -299,16 +311,12 @@ class QwirkleCodec:
         parse = match_pb2.Move.FromString
         return [parse(_move_bytes(move)) for move in moves]
 
-    def add_legal_moves(self, moves: Sequence[object], out: Message, field: str) -> None:
-        """Append a seat's own legal moves to ``out``'s repeated ``Move`` field ``field``.
-
-        The same messages as :meth:`encode_moves`, from cached wire bytes in one parse.
-        """
-        number = out.DESCRIPTOR.fields_by_name[field].number
-        entries = _ENTRIES.get(number)
+    def legal_move_entries(self, moves: Sequence[object], field_number: int) -> bytes:
+        """Return legal moves as entries of a repeated ``Move`` field, from cached bytes."""
+        entries = _ENTRIES.get(field_number)
         if entries is None:
-            entries = _ENTRIES[number] = _LegalMoveEntries(number)
-        out.MergeFromString(entries.wire(moves))
+            entries = _ENTRIES[field_number] = _LegalMoveEntries(field_number)
+        return entries.wire(moves)
 
     def encode_view(
         self, view: object, seat: Seat | None, *, with_history: bool, out: match_pb2.PlayerView

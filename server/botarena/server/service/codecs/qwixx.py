@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from google.protobuf.message import Message
-
 from botarena.server.games import Seat
 from botarena.server.games.qwixx import (
     Colour,
@@ -172,12 +170,9 @@ class QwixxCodec:
         """Return a seat's own legal moves as messages."""
         return [match_pb2.Move(qwixx=_qwixx_move(move, redact=False)) for move in moves]
 
-    def add_legal_moves(self, moves: Sequence[object], out: Message, field: str) -> None:
-        """Append a seat's own legal moves to ``out``'s repeated ``Move`` field ``field``.
-
-        The same messages as :meth:`encode_moves`, from cached wire bytes in one parse.
-        """
-        _LEGAL_MOVES.add(moves, out, field)
+    def legal_move_entries(self, moves: Sequence[object], field_number: int) -> bytes:
+        """Return legal moves as entries of a repeated ``Move`` field, from cached bytes."""
+        return _LEGAL_MOVES.entries(moves, field_number)
 
     def encode_view(
         self, view: object, seat: Seat | None, *, with_history: bool, out: match_pb2.PlayerView
