@@ -325,7 +325,10 @@ class Ladder:
     def connect(self, bot: BotRecord, capacity: int) -> Connection:
         """Open a connection for ``bot``; it replaces the bot's previous one.
 
-        The connection first repeats the assignments of the bot's running matches.
+        The connection first repeats the assignments of the bot's running matches, those
+        whose seat tokens the server still knows: a match recovered after a restart keeps
+        only hashes of its tokens, so the bot must still hold them (a bot process that
+        kept running does; ``run_ladder_bot`` plays on through the restart).
 
         Raises:
             InvalidRequestError: ``capacity`` outside 1..64.
@@ -343,7 +346,8 @@ class Ladder:
                 if bot_id == bot.bot_id:
                     with contextlib.suppress(MatchNotFoundError):
                         match = self.manager.get(running.match_id)
-                        connection.push(_assignment(match, seat))
+                        if match.tokens:
+                            connection.push(_assignment(match, seat))
         _logger.info("bot connected", bot=bot.bot_id, capacity=capacity, paused=bot.paused)
         self._poke()
         return connection

@@ -87,6 +87,10 @@ def handle_errors(
             return await method(self, request, context)
         except MatchError as error:
             await abort(context, error)
+        except Exception:
+            # grpc answers UNKNOWN without saying why; the operator needs the traceback.
+            _logger.exception("unexpected error", rpc=method.__name__)
+            raise
 
     return wrapper
 
@@ -106,5 +110,8 @@ def handle_stream_errors(
                 yield response
         except MatchError as error:
             await abort(context, error)
+        except Exception:
+            _logger.exception("unexpected error", rpc=method.__name__)
+            raise
 
     return wrapper
