@@ -1,5 +1,5 @@
 """The Ladder component on a MatchManager and a LadderStore, without gRPC: capacity,
-pausing a crashing bot, and results and ratings that survive a restart."""
+pausing a crashing bot and resuming it, and results and ratings that survive a restart."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import asyncio
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+
+from structlog.testing import capture_logs
 
 from botarena.server.ladder import Assignment, Connection, Ladder, LadderSettings
 from botarena.server.match import MatchManager
@@ -99,6 +101,18 @@ def test_an_always_crashing_bot_is_paused_and_shown_as_paused(tmp_path: Path) ->
         assert rows["good"].bot.crashes == 0
         assert not rows["good"].bot.paused
         assert rows["good"].rank == 1
+
+        # An operator resumes it: the pause and the streak go, the history stays, and the
+        # bot is scheduled again.
+        played = len(ladder.store.bot_matches(crasher.bot_id, 100))
+        with capture_logs() as logs:
+            resumed = ladder.resume(crasher.bot_id)
+        assert (resumed.paused, resumed.bad_streak) == (False, 0)
+        assert resumed.crashes == rows["crasher"].bot.crashes
+        assert {"event": "bot resumed", "bot": crasher.bot_id, "was_paused": True}.items() <= (
+            logs[0].items()
+        )
+        await _until(lambda: len(ladder.store.bot_matches(crasher.bot_id, 100)) > played)
         await ladder.close()
         for task in players:
             task.cancel()

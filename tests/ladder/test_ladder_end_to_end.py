@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import grpc
@@ -14,7 +14,9 @@ from botarena.bots import get_bot
 from botarena.clients import (
     AlreadyExistsError,
     AsyncLadderClient,
+    AsyncMatchClient,
     AuthenticationError,
+    BotarenaError,
     run_ladder_bot,
 )
 from botarena.clients.testing import start_server_async
@@ -165,5 +167,98 @@ def test_a_connected_bot_receives_connected_then_keep_alives(tmp_path: Path) -> 
                 if len(kinds) == 3:
                     break
         assert kinds == ["connected", "keep_alive", "keep_alive"]
+
+    _run(scenario, ladder)
+
+
+async def _next_assignment(
+    stream: AsyncIterator[ladder_pb2.ConnectResponse],
+) -> ladder_pb2.Assignment:
+    async for message in stream:
+        if message.WhichOneof("kind") == "assignment":
+            return message.assignment
+    raise AssertionError("the Connect stream ended")
+
+
+def test_a_paused_bot_is_resumed_by_the_admin_and_scheduled_again(tmp_path: Path) -> None:
+    ladder = _ladder(tmp_path / "ladder.db", pause_after=1)
+
+    async def paused(client: AsyncLadderClient, name: str) -> bool:
+        board = await client.get_leaderboard(QWIRKLE)
+        return next(entry.paused for entry in board.entries if entry.bot.name == name)
+
+    async def scenario(address: str) -> None:
+        async with AsyncLadderClient(target=address, token="sesame") as admin:
+            good = await admin.register_bot("good", "", QWIRKLE)
+            crasher = await admin.register_bot("crasher", "", QWIRKLE)
+            opponent = asyncio.create_task(
+                run_ladder_bot(lambda: get_bot("random"), server=address, secret=good.secret)
+            )
+            try:
+                async with (
+                    AsyncLadderClient(target=address, token=crasher.secret) as bot,
+                    AsyncMatchClient(target=address) as matches,
+                    contextlib.aclosing(bot.connect(1)) as stream,
+                ):
+                    first = await _next_assignment(stream)
+                    # A resignation is a crash: with pause_after=1 the bot is paused.
+                    await matches.with_token(first.seat_token).resign_match(first.match)
+                    while not await paused(admin, crasher.bot.name):
+                        await asyncio.sleep(0.02)
+                    assert ladder.schedule_now() == []  # still connected, but not scheduled
+
+                    resumed = await admin.resume_bot(crasher.bot.name)
+                    assert resumed.bot == crasher.bot
+                    assert not await paused(admin, crasher.bot.name)
+                    again = await _next_assignment(stream)
+            finally:
+                opponent.cancel()
+                await asyncio.gather(opponent, return_exceptions=True)
+        assert again.match != first.match
+        record = ladder.bot(crasher.bot.name.removeprefix("bots/"))
+        assert record.crashes == 1
+        assert record.bad_streak == 0
+
+    _run(scenario, ladder, admin_token="sesame")
+
+
+@pytest.mark.parametrize("token", [None, "wrong"], ids=["no-token", "wrong-token"])
+def test_resuming_needs_the_admin_token_when_the_server_has_one(
+    tmp_path: Path, token: str | None
+) -> None:
+    ladder = _ladder(tmp_path / "ladder.db")
+
+    async def scenario(address: str) -> None:
+        async with AsyncLadderClient(target=address, token="sesame") as admin:
+            registered = await admin.register_bot("greedy", "", QWIRKLE)
+        async with AsyncLadderClient(target=address, token=token) as client:
+            with pytest.raises(AuthenticationError) as caught:
+                await client.resume_bot(registered.bot.name)
+        assert caught.value.code is grpc.StatusCode.UNAUTHENTICATED
+        assert caught.value.reason == "ADMIN_TOKEN_REQUIRED"
+
+    _run(scenario, ladder, admin_token="sesame")
+
+
+@pytest.mark.parametrize(
+    ("bot", "code", "reason"),
+    [
+        ("bots/0123456789abcdef", grpc.StatusCode.NOT_FOUND, "BOT_NOT_FOUND"),
+        ("greedy", grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST"),
+    ],
+    ids=["unknown", "malformed"],
+)
+def test_resuming_an_unknown_bot_fails(
+    tmp_path: Path, bot: str, code: grpc.StatusCode, reason: str
+) -> None:
+    ladder = _ladder(tmp_path / "ladder.db")
+
+    async def scenario(address: str) -> None:
+        async with AsyncLadderClient(target=address) as client:
+            await client.register_bot("greedy", "", QWIRKLE)
+            with pytest.raises(BotarenaError) as caught:
+                await client.resume_bot(bot)
+        assert caught.value.code is code
+        assert caught.value.reason == reason
 
     _run(scenario, ladder)

@@ -3,20 +3,19 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Sequence
-from types import TracebackType
-from typing import Any, Self
+from collections.abc import AsyncGenerator
 
 import grpc
 
-from botarena.clients._common import DEFAULT_TIMEOUT, bearer_metadata, new_request_id
+from botarena.clients._channel import AsyncChannelClient
+from botarena.clients._common import new_request_id
 from botarena.clients._errors import from_grpc_error
 from botarena.v1 import match_pb2, match_service_pb2, match_service_pb2_grpc
 
 __all__ = ["AsyncMatchClient"]
 
 
-class AsyncMatchClient:
+class AsyncMatchClient(AsyncChannelClient[match_service_pb2_grpc.MatchServiceStub]):
     """An asyncio client of the MatchService over one ``grpc.aio`` channel.
 
     The twin of :class:`~botarena.clients.MatchClient`: the same methods, awaited.
@@ -39,68 +38,16 @@ class AsyncMatchClient:
         channel_options: Extra gRPC channel arguments.
     """
 
-    def __init__(
-        self,
-        *,
-        target: str,
-        token: str | None = None,
-        timeout: float | None = DEFAULT_TIMEOUT,
-        credentials: grpc.ChannelCredentials | None = None,
-        channel_options: Sequence[tuple[str, Any]] = (),
-    ) -> None:
-        if credentials is None:
-            channel = grpc.aio.insecure_channel(target, options=list(channel_options))
-        else:
-            channel = grpc.aio.secure_channel(target, credentials, options=list(channel_options))
-        self._setup(channel, target, token, timeout, owns_channel=True)
-
-    def _setup(
-        self,
-        channel: grpc.aio.Channel,
-        target: str,
-        token: str | None,
-        timeout: float | None,
-        *,
-        owns_channel: bool,
-    ) -> None:
-        self._channel = channel
-        self._stub = match_service_pb2_grpc.MatchServiceStub(channel)
-        self._metadata = bearer_metadata(token)
-        self._owns_channel = owns_channel
-        self.target = target
-        self.token = token
-        self.timeout = timeout
+    @staticmethod
+    def _new_stub(channel: grpc.aio.Channel) -> match_service_pb2_grpc.MatchServiceStub:
+        return match_service_pb2_grpc.MatchServiceStub(channel)
 
     def with_token(self, token: str | None) -> AsyncMatchClient:
         """Return a client that shares this client's channel but sends ``token``.
 
         Closing the returned client leaves the channel open; closing this one closes it.
         """
-        other = object.__new__(AsyncMatchClient)
-        other._setup(self._channel, self.target, token, self.timeout, owns_channel=False)
-        return other
-
-    async def close(self) -> None:
-        """Close the channel (if this client opened it); calls in flight are cancelled."""
-        if self._owns_channel:
-            await self._channel.close()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.close()
-
-    async def _unary(self, method: Any, request: Any) -> Any:
-        try:
-            return await method(request, metadata=self._metadata, timeout=self.timeout)
-        except grpc.RpcError as exc:
-            raise from_grpc_error(exc) from exc
+        return self._sharing_channel(token)
 
     async def create_match(
         self, config: match_pb2.MatchConfig, *, request_id: str = ""

@@ -3,20 +3,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Generator, Sequence
+from collections.abc import Generator
 from types import TracebackType
 from typing import Any, Self
 
 import grpc
 
-from botarena.clients._common import DEFAULT_TIMEOUT, bearer_metadata, new_request_id
+from botarena.clients._channel import ChannelClient
+from botarena.clients._common import new_request_id
 from botarena.clients._errors import from_grpc_error
 from botarena.v1 import match_pb2, match_service_pb2, match_service_pb2_grpc
 
 __all__ = ["MatchClient"]
 
 
-class MatchClient:
+class MatchClient(ChannelClient[match_service_pb2_grpc.MatchServiceStub]):
     """A blocking client of the MatchService over one gRPC channel.
 
     Every method is named after its RPC, returns the generated response message and
@@ -37,46 +38,16 @@ class MatchClient:
         channel_options: Extra gRPC channel arguments.
     """
 
-    def __init__(
-        self,
-        *,
-        target: str,
-        token: str | None = None,
-        timeout: float | None = DEFAULT_TIMEOUT,
-        credentials: grpc.ChannelCredentials | None = None,
-        channel_options: Sequence[tuple[str, Any]] = (),
-    ) -> None:
-        if credentials is None:
-            channel = grpc.insecure_channel(target, options=list(channel_options))
-        else:
-            channel = grpc.secure_channel(target, credentials, options=list(channel_options))
-        self._setup(channel, target, token, timeout, owns_channel=True)
-
-    def _setup(
-        self,
-        channel: grpc.Channel,
-        target: str,
-        token: str | None,
-        timeout: float | None,
-        *,
-        owns_channel: bool,
-    ) -> None:
-        self._channel = channel
-        self._stub = match_service_pb2_grpc.MatchServiceStub(channel)
-        self._metadata = bearer_metadata(token)
-        self._owns_channel = owns_channel
-        self.target = target
-        self.token = token
-        self.timeout = timeout
+    @staticmethod
+    def _new_stub(channel: grpc.Channel) -> match_service_pb2_grpc.MatchServiceStub:
+        return match_service_pb2_grpc.MatchServiceStub(channel)
 
     def with_token(self, token: str | None) -> MatchClient:
         """Return a client that shares this client's channel but sends ``token``.
 
         Closing the returned client leaves the channel open; closing this one closes it.
         """
-        other = object.__new__(MatchClient)
-        other._setup(self._channel, self.target, token, self.timeout, owns_channel=False)
-        return other
+        return self._sharing_channel(token)
 
     def close(self) -> None:
         """Close the channel (if this client opened it); calls in flight are cancelled."""

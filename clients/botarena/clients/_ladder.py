@@ -15,15 +15,13 @@ import asyncio
 import contextlib
 import logging
 import random
-from collections.abc import AsyncGenerator, Callable, Sequence
-from types import TracebackType
-from typing import Any, Self
+from collections.abc import AsyncGenerator, Callable
 
 import grpc
 
 from botarena.clients._aio import AsyncMatchClient
 from botarena.clients._bot import _RECONNECT_CODES, Bot, RetryPolicy, run_bot_async
-from botarena.clients._common import DEFAULT_TIMEOUT, bearer_metadata
+from botarena.clients._channel import AsyncChannelClient
 from botarena.clients._errors import BotarenaError, TransientError, from_grpc_error
 from botarena.v1 import ladder_pb2, ladder_pb2_grpc, match_pb2
 
@@ -35,51 +33,27 @@ LADDER_RECONNECT = RetryPolicy(max_attempts=1_000_000, max_backoff=10.0)
 _logger = logging.getLogger("botarena.clients.ladder")
 
 
-class AsyncLadderClient:
+class AsyncLadderClient(AsyncChannelClient[ladder_pb2_grpc.LadderServiceStub]):
     """An asyncio client of the LadderService over one ``grpc.aio`` channel.
+
+    Every method is named after its RPC, returns the generated response message and
+    raises a :class:`~botarena.clients.BotarenaError` subclass when the call fails. Use
+    it as an async context manager, or call :meth:`close`.
 
     Args:
         target: The server address, ``host:port``.
         token: The bearer token: the bot's secret for :meth:`connect`, the server's admin
-            token for :meth:`register_bot` when it has one; ``None`` for the rest.
-        timeout: Seconds each unary call may take; ``None`` waits forever.
+            token for :meth:`register_bot` and :meth:`resume_bot` when it has one; ``None``
+            for the rest.
+        timeout: Seconds each unary call may take; ``None`` waits forever. Streams have
+            no timeout.
+        credentials: TLS credentials; ``None`` opens an insecure channel.
         channel_options: Extra gRPC channel arguments.
     """
 
-    def __init__(
-        self,
-        *,
-        target: str,
-        token: str | None = None,
-        timeout: float | None = DEFAULT_TIMEOUT,
-        channel_options: Sequence[tuple[str, Any]] = (),
-    ) -> None:
-        self._channel = grpc.aio.insecure_channel(target, options=list(channel_options))
-        self._stub = ladder_pb2_grpc.LadderServiceStub(self._channel)
-        self._metadata = bearer_metadata(token)
-        self.target = target
-        self.timeout = timeout
-
-    async def close(self) -> None:
-        """Close the channel; calls in flight are cancelled."""
-        await self._channel.close()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.close()
-
-    async def _unary(self, method: Any, request: Any) -> Any:
-        try:
-            return await method(request, metadata=self._metadata, timeout=self.timeout)
-        except grpc.RpcError as exc:
-            raise from_grpc_error(exc) from exc
+    @staticmethod
+    def _new_stub(channel: grpc.aio.Channel) -> ladder_pb2_grpc.LadderServiceStub:
+        return ladder_pb2_grpc.LadderServiceStub(channel)
 
     async def register_bot(
         self, display_name: str, owner: str, game: match_pb2.Game.ValueType
@@ -109,6 +83,12 @@ class AsyncLadderClient:
         response: ladder_pb2.ListBotMatchesResponse = await self._unary(
             self._stub.ListBotMatches, request
         )
+        return response
+
+    async def resume_bot(self, bot: str) -> ladder_pb2.ResumeBotResponse:
+        """Un-pause a bot and reset its bad streak (ResumeBot); ``bot`` is ``bots/{id}``."""
+        request = ladder_pb2.ResumeBotRequest(bot=bot)
+        response: ladder_pb2.ResumeBotResponse = await self._unary(self._stub.ResumeBot, request)
         return response
 
     async def connect(self, capacity: int) -> AsyncGenerator[ladder_pb2.ConnectResponse, None]:

@@ -1,6 +1,7 @@
 # mypy: disable-error-code="import-untyped"
-"""``botarena ladder``: register a bot, show the leaderboard or a bot's matches, connect a
-built-in bot. Everything goes through the LadderService, as for any integrator."""
+"""``botarena ladder``: register a bot, show the leaderboard or a bot's matches, resume a
+paused bot, connect a built-in bot. Everything goes through the LadderService, as for any
+integrator."""
 
 from __future__ import annotations
 
@@ -49,17 +50,17 @@ def add_ladder_arguments(parser: argparse.ArgumentParser) -> None:
     register.add_argument("--name", required=True, help="the bot's display name")
     register.add_argument("--owner", default="", help="who runs the bot")
     register.add_argument("--game", type=_game, default="qwirkle", help="default %(default)s")
-    register.add_argument(
-        "--admin-token",
-        default=os.environ.get(_ADMIN_TOKEN_ENV) or None,
-        help=f"the server's admin token, if it has one (default: ${_ADMIN_TOKEN_ENV})",
-    )
+    _add_admin_token(register)
     board = command("leaderboard", "show a game's leaderboard")
     board.add_argument("--game", type=_game, default="qwirkle", help="default %(default)s")
     matches = command("matches", "show a bot's recent matches")
     matches.add_argument("bot", help="the bot: bots/ID, or its display name with --game")
     matches.add_argument("--game", type=_game, default="qwirkle", help="default %(default)s")
     matches.add_argument("--limit", type=int, default=20, help="default %(default)s")
+    resume = command("resume", "un-pause a paused bot so it is scheduled again")
+    resume.add_argument("bot", help="the bot: bots/ID, or its display name with --game")
+    resume.add_argument("--game", type=_game, default="qwirkle", help="default %(default)s")
+    _add_admin_token(resume)
     connect = command("connect", "play a built-in bot on the ladder until interrupted")
     connect.add_argument("--bot", required=True, help="a built-in bot (random, greedy, ...)")
     connect.add_argument(
@@ -68,6 +69,14 @@ def add_ladder_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"the registered bot's secret (default: ${_SECRET_ENV})",
     )
     connect.add_argument("--capacity", type=int, default=1, help="matches at once")
+
+
+def _add_admin_token(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--admin-token",
+        default=os.environ.get(_ADMIN_TOKEN_ENV) or None,
+        help=f"the server's admin token, if it has one (default: ${_ADMIN_TOKEN_ENV})",
+    )
 
 
 def leaderboard_table(entries: Sequence[ladder_pb2.LeaderboardEntry], title: str) -> Table:
@@ -124,6 +133,25 @@ def _matches_table(bot: str, matches: Sequence[ladder_pb2.LadderMatch]) -> Table
     return table
 
 
+async def _bot_name(
+    client: AsyncLadderClient, bot: str, game: match_pb2.Game.ValueType, console: Console
+) -> str | None:
+    """Return ``bot`` as ``bots/ID``: as given, or looked up by display name in ``game``;
+    ``None`` (said on ``console``) when ``game`` has no bot of that name."""
+    if bot.startswith("bots/"):
+        return bot
+    board = await client.get_leaderboard(game)
+    names = {entry.bot.display_name: entry.bot.name for entry in board.entries}
+    if bot not in names:
+        console.print(f"no {_game_name(game)} bot named {bot!r}")
+        return None
+    return names[bot]
+
+
+def _game_name(game: match_pb2.Game.ValueType) -> str:
+    return match_pb2.Game.Name(game).removeprefix("GAME_").lower()
+
+
 async def _run(args: argparse.Namespace, bots: Mapping[str, Any], console: Console) -> int:
     command = args.ladder_command
     if command == "register":
@@ -135,21 +163,24 @@ async def _run(args: argparse.Namespace, bots: Mapping[str, Any], console: Conso
     if command == "leaderboard":
         async with AsyncLadderClient(target=args.server) as client:
             board = await client.get_leaderboard(args.game)
-        title = f"{match_pb2.Game.Name(args.game).removeprefix('GAME_').lower()} ladder"
+        title = f"{_game_name(args.game)} ladder"
         console.print(leaderboard_table(board.entries, title))
         return 0
     if command == "matches":
         async with AsyncLadderClient(target=args.server) as client:
-            bot = args.bot
-            if not bot.startswith("bots/"):
-                board = await client.get_leaderboard(args.game)
-                names = {entry.bot.display_name: entry.bot.name for entry in board.entries}
-                if bot not in names:
-                    console.print(f"no {args.game} bot named {bot!r}")
-                    return 2
-                bot = names[bot]
+            bot = await _bot_name(client, args.bot, args.game, console)
+            if bot is None:
+                return 2
             history = await client.list_bot_matches(bot, limit=args.limit)
         console.print(_matches_table(bot, history.matches))
+        return 0
+    if command == "resume":
+        async with AsyncLadderClient(target=args.server, token=args.admin_token) as client:
+            bot = await _bot_name(client, args.bot, args.game, console)
+            if bot is None:
+                return 2
+            resumed = await client.resume_bot(bot)
+        console.print(f"resumed {resumed.bot.display_name} ({resumed.bot.name})")
         return 0
     if command == "connect":
         if args.bot not in bots:

@@ -1,9 +1,9 @@
 """The ``botarena`` command: one entry point, one subcommand per tool.
 
 ``botarena serve`` runs the server (``--ladder`` adds the bot ladder); ``botarena match``
-runs games between bots; ``botarena ladder`` registers bots, shows the leaderboard and
-connects built-in bots to a ladder. ``replay`` comes later (DESIGN.md: User-facing tools).
-This module is the composition root: it alone hands the reference bots
+runs games between bots; ``botarena ladder`` registers bots, shows the leaderboard, resumes
+paused bots and connects built-in bots to a ladder. ``replay`` comes later (DESIGN.md:
+User-facing tools). This module is the composition root: it alone hands the reference bots
 (``botarena.bots``) to the runner and the ladder client.
 """
 
@@ -104,7 +104,7 @@ def _parser() -> argparse.ArgumentParser:
 
     ladder = commands.add_parser(
         "ladder",
-        help="register bots, show the leaderboard, connect a built-in bot",
+        help="register bots, show the leaderboard, resume a paused bot, connect a built-in bot",
         description="Ladder operations through the LadderService of a running server "
         "(botarena serve --ladder).",
     )

@@ -186,7 +186,7 @@ class Connected(_message.Message):
     PAUSED_FIELD_NUMBER: _builtins.int
     paused: _builtins.bool
     """Whether the bot is paused (it timed out or crashed in too many matches in a row):
-    it stays connected but is not scheduled.
+    it stays connected but is not scheduled until ResumeBot.
     """
     @_builtins.property
     def bot(self) -> Global___LadderBot:
@@ -318,7 +318,7 @@ class LeaderboardEntry(_message.Message):
     its connection ended during the match and it did not reconnect before the end.
     """
     paused: _builtins.bool
-    """True when the bot is paused from scheduling."""
+    """True when the bot is paused from scheduling (until ResumeBot)."""
     connected: _builtins.bool
     """True while the bot is connected."""
     @_builtins.property
@@ -541,3 +541,49 @@ class ListBotMatchesResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ListBotMatchesResponse: _TypeAlias = ListBotMatchesResponse  # noqa: Y015
+
+@_typing.final
+class ResumeBotRequest(_message.Message):
+    """Request of ResumeBot."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BOT_FIELD_NUMBER: _builtins.int
+    bot: _builtins.str
+    """The bot's resource name, "bots/{bot_id}"."""
+    def __init__(
+        self,
+        *,
+        bot: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ResumeBotRequest: _TypeAlias = ResumeBotRequest  # noqa: Y015
+
+@_typing.final
+class ResumeBotResponse(_message.Message):
+    """Response of ResumeBot."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BOT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def bot(self) -> Global___LadderBot:
+        """The resumed bot; it is no longer paused."""
+
+    def __init__(
+        self,
+        *,
+        bot: Global___LadderBot | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ResumeBotResponse: _TypeAlias = ResumeBotResponse  # noqa: Y015

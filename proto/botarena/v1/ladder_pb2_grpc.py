@@ -65,6 +65,11 @@ class LadderServiceStub:
                 request_serializer=botarena_dot_v1_dot_ladder__pb2.ListBotMatchesRequest.SerializeToString,
                 response_deserializer=botarena_dot_v1_dot_ladder__pb2.ListBotMatchesResponse.FromString,
                 _registered_method=True)
+        self.ResumeBot = channel.unary_unary(
+                '/botarena.v1.LadderService/ResumeBot',
+                request_serializer=botarena_dot_v1_dot_ladder__pb2.ResumeBotRequest.SerializeToString,
+                response_deserializer=botarena_dot_v1_dot_ladder__pb2.ResumeBotResponse.FromString,
+                _registered_method=True)
 
 
 class LadderServiceServicer:
@@ -126,6 +131,19 @@ class LadderServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ResumeBot(self, request, context):
+        """Resumes a paused bot: clears its pause and its count of bad matches in a row, so the
+        scheduler takes it again whenever it is connected. Resuming a bot that is not paused
+        only resets that count. When the server runs with an admin token, the call needs it
+        as the bearer token.
+
+        Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), UNAUTHENTICATED (ADMIN_TOKEN_REQUIRED),
+        NOT_FOUND (BOT_NOT_FOUND).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LadderServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -148,6 +166,11 @@ def add_LadderServiceServicer_to_server(servicer, server):
                     servicer.ListBotMatches,
                     request_deserializer=botarena_dot_v1_dot_ladder__pb2.ListBotMatchesRequest.FromString,
                     response_serializer=botarena_dot_v1_dot_ladder__pb2.ListBotMatchesResponse.SerializeToString,
+            ),
+            'ResumeBot': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResumeBot,
+                    request_deserializer=botarena_dot_v1_dot_ladder__pb2.ResumeBotRequest.FromString,
+                    response_serializer=botarena_dot_v1_dot_ladder__pb2.ResumeBotResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -269,6 +292,33 @@ class LadderService:
             '/botarena.v1.LadderService/ListBotMatches',
             botarena_dot_v1_dot_ladder__pb2.ListBotMatchesRequest.SerializeToString,
             botarena_dot_v1_dot_ladder__pb2.ListBotMatchesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResumeBot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/botarena.v1.LadderService/ResumeBot',
+            botarena_dot_v1_dot_ladder__pb2.ResumeBotRequest.SerializeToString,
+            botarena_dot_v1_dot_ladder__pb2.ResumeBotResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -73,6 +73,15 @@ class LadderServiceStub:
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (BOT_NOT_FOUND).
     """
+    ResumeBot: _grpc.UnaryUnaryMultiCallable[_ladder_pb2.ResumeBotRequest, _ladder_pb2.ResumeBotResponse]
+    """Resumes a paused bot: clears its pause and its count of bad matches in a row, so the
+    scheduler takes it again whenever it is connected. Resuming a bot that is not paused
+    only resets that count. When the server runs with an admin token, the call needs it
+    as the bearer token.
+
+    Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), UNAUTHENTICATED (ADMIN_TOKEN_REQUIRED),
+    NOT_FOUND (BOT_NOT_FOUND).
+    """
 
 @_typing.type_check_only
 class LadderServiceAsyncStub(LadderServiceStub):
@@ -118,6 +127,15 @@ class LadderServiceAsyncStub(LadderServiceStub):
     """Lists a bot's ladder matches, newest first.
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (BOT_NOT_FOUND).
+    """
+    ResumeBot: _aio.UnaryUnaryMultiCallable[_ladder_pb2.ResumeBotRequest, _ladder_pb2.ResumeBotResponse]  # type: ignore[assignment]
+    """Resumes a paused bot: clears its pause and its count of bad matches in a row, so the
+    scheduler takes it again whenever it is connected. Resuming a bot that is not paused
+    only resets that count. When the server runs with an admin token, the call needs it
+    as the bearer token.
+
+    Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), UNAUTHENTICATED (ADMIN_TOKEN_REQUIRED),
+    NOT_FOUND (BOT_NOT_FOUND).
     """
 
 class LadderServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -185,6 +203,21 @@ class LadderServiceServicer(metaclass=_abc_1.ABCMeta):
         """Lists a bot's ladder matches, newest first.
 
         Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (BOT_NOT_FOUND).
+        """
+
+    @_abc_1.abstractmethod
+    def ResumeBot(
+        self,
+        request: _ladder_pb2.ResumeBotRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ladder_pb2.ResumeBotResponse, _abc.Awaitable[_ladder_pb2.ResumeBotResponse]]:
+        """Resumes a paused bot: clears its pause and its count of bad matches in a row, so the
+        scheduler takes it again whenever it is connected. Resuming a bot that is not paused
+        only resets that count. When the server runs with an admin token, the call needs it
+        as the bearer token.
+
+        Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), UNAUTHENTICATED (ADMIN_TOKEN_REQUIRED),
+        NOT_FOUND (BOT_NOT_FOUND).
         """
 
 def add_LadderServiceServicer_to_server(servicer: LadderServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

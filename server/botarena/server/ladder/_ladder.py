@@ -15,7 +15,8 @@ What counts against a bot (docs/decisions.md: Ladder):
 * a *crash*: its seat forfeited by illegal moves or resignation, or its Connect stream
   ended during the match and it had not reconnected when the match ended;
 * after ``pause_after`` matches in a row with a timeout or a crash the bot is paused: it
-  may stay connected, it is shown as paused, and it is not scheduled.
+  may stay connected, it is shown as paused, and it is not scheduled until an operator
+  resumes it (:meth:`Ladder.resume`, the ResumeBot RPC).
 
 On :meth:`Ladder.start` the ladder re-attaches to the matches without a recorded result
 that the manager holds (recovered by the store) and marks the others abandoned.
@@ -293,6 +294,24 @@ class Ladder:
         if bot is None:
             raise BotNotFoundError(bot_id)
         return bot
+
+    def resume(self, bot_id: str) -> BotRecord:
+        """Un-pause the bot ``bot_id`` and reset its bad streak; return it as it is now.
+
+        The next tick schedules it again if it is connected. A match it is playing still
+        counts when it ends, so a bad one starts a new streak.
+
+        Raises:
+            BotNotFoundError: No such bot.
+        """
+        before = self.bot(bot_id)
+        if not self.store.resume_bot(bot_id):
+            raise BotNotFoundError(bot_id)
+        _logger.info(
+            "bot resumed", bot=bot_id, was_paused=before.paused, bad_streak=before.bad_streak
+        )
+        self._poke()
+        return self.bot(bot_id)
 
     def leaderboard(self, game: str) -> list[LeaderboardRow]:
         """Return the bots of ``game``, best conservative rating first.

@@ -36,7 +36,7 @@ class LadderServicer:
 
     Args:
         ladder: The ladder.
-        admin_token: When set, RegisterBot requires it as the bearer token.
+        admin_token: When set, RegisterBot and ResumeBot require it as the bearer token.
     """
 
     def __init__(self, ladder: Ladder, *, admin_token: str | None = None) -> None:
@@ -98,11 +98,9 @@ class LadderServicer:
         self, request: ladder_pb2.ListBotMatchesRequest, context: Context
     ) -> ladder_pb2.ListBotMatchesResponse:
         """List a bot's matches, newest first."""
-        if not request.bot.startswith(_BOT_PREFIX) or len(request.bot) == len(_BOT_PREFIX):
-            raise InvalidRequestError("bot", "must be bots/{bot_id}")
+        bot_id = _bot_id_of(request.bot)
         if not 0 <= request.limit <= _MAX_LIMIT:
             raise InvalidRequestError("limit", f"must be within 0..{_MAX_LIMIT}")
-        bot_id = request.bot.removeprefix(_BOT_PREFIX)
         records = self.ladder.bot_matches(bot_id, request.limit or _DEFAULT_LIMIT)
         bots: dict[str, BotRecord] = {}
         response = ladder_pb2.ListBotMatchesResponse()
@@ -112,6 +110,23 @@ class LadderServicer:
                     bots[seat.bot_id] = self.ladder.bot(seat.bot_id)
             _encode_match(record, bots, response.matches.add())
         return response
+
+    @handle_errors
+    async def ResumeBot(
+        self, request: ladder_pb2.ResumeBotRequest, context: Context
+    ) -> ladder_pb2.ResumeBotResponse:
+        """Un-pause a bot and return it."""
+        require_admin(context, self._admin_token, "resuming bots")
+        bot = self.ladder.resume(_bot_id_of(request.bot))
+        response = ladder_pb2.ResumeBotResponse()
+        _encode_bot(bot, response.bot)
+        return response
+
+
+def _bot_id_of(name: str) -> str:
+    if not name.startswith(_BOT_PREFIX) or len(name) == len(_BOT_PREFIX):
+        raise InvalidRequestError("bot", "must be bots/{bot_id}")
+    return name.removeprefix(_BOT_PREFIX)
 
 
 def _game_of(game: int) -> str:

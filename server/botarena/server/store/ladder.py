@@ -238,6 +238,16 @@ class LadderStore:
         )
         return [_bot(row) for row in rows]
 
+    def resume_bot(self, bot_id: str) -> bool:
+        """Un-pause ``bot_id`` and reset its bad streak; return False when there is no such
+        bot."""
+        with self._transaction():
+            cursor = self.connection.execute(
+                "UPDATE ladder_bots SET paused = FALSE, bad_streak = 0 WHERE bot_id = ?",
+                (bot_id,),
+            )
+        return cursor.rowcount == 1
+
     # ------------------------------------------------------------------ matches
 
     def add_match(
