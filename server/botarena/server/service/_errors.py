@@ -89,10 +89,16 @@ def handle_errors(
             await abort(context, error)
         except Exception:
             # grpc answers UNKNOWN without saying why; the operator needs the traceback.
-            _logger.exception("unexpected error", rpc=method.__name__)
+            _log_unexpected(method.__name__)
             raise
 
     return wrapper
+
+
+def _log_unexpected(rpc: str) -> None:
+    # A logger looked up when needed, not the module's cached one: such errors are rare,
+    # and this one honours the logging configuration in force now.
+    structlog.get_logger("botarena.service").exception("unexpected error", rpc=rpc)
 
 
 def handle_stream_errors(
@@ -111,7 +117,7 @@ def handle_stream_errors(
         except MatchError as error:
             await abort(context, error)
         except Exception:
-            _logger.exception("unexpected error", rpc=method.__name__)
+            _log_unexpected(method.__name__)
             raise
 
     return wrapper
