@@ -13,7 +13,14 @@
 from __future__ import annotations
 
 from botarena.clients._aio import AsyncMatchClient
-from botarena.clients._bot import Bot, RetryPolicy, run_bot, run_bot_async
+from botarena.clients._bot import (
+    Bot,
+    DecisionClock,
+    RetryPolicy,
+    current_decision,
+    run_bot,
+    run_bot_async,
+)
 from botarena.clients._client import MatchClient
 from botarena.clients._errors import (
     DOMAIN,
@@ -62,6 +69,7 @@ __all__ = [
     "Bot",
     "BotarenaError",
     "DeadlineExceededError",
+    "DecisionClock",
     "FailedPreconditionError",
     "IllegalMoveError",
     "InvalidRequestError",
@@ -78,6 +86,7 @@ __all__ = [
     "TransientError",
     "UnavailableError",
     "bot_main",
+    "current_decision",
     "from_grpc_error",
     "run_bot",
     "run_bot_async",

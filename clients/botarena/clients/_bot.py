@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 import random
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -45,7 +47,7 @@ from botarena.clients._errors import (
 )
 from botarena.v1 import match_pb2
 
-__all__ = ["Bot", "RetryPolicy", "run_bot", "run_bot_async"]
+__all__ = ["Bot", "DecisionClock", "RetryPolicy", "current_decision", "run_bot", "run_bot_async"]
 
 _logger = logging.getLogger("botarena.clients.bot")
 
@@ -220,6 +222,58 @@ async def run_bot_async(
         ).play()
 
 
+@dataclass(frozen=True, slots=True)
+class DecisionClock:
+    """The clock of the decision a bot is answering; see :func:`current_decision`.
+
+    Attributes:
+        seat: The deciding seat.
+        state_version: The version the decision was requested at.
+        received_at: ``time.monotonic()`` when the decision reached this process.
+        move_time_limit: Seconds the decision may take before the time bank is used.
+        time_bank: Seconds left in the seat's bank when the decision was requested.
+    """
+
+    seat: int
+    state_version: int
+    received_at: float
+    move_time_limit: float
+    time_bank: float
+
+    @property
+    def deadline(self) -> float:
+        """``time.monotonic()`` at which the clock runs out, counted from arrival.
+
+        The server started the clock when it requested the decision, a little earlier
+        (the event's trip, and any time the stream was away): keep a margin.
+        """
+        return self.received_at + self.move_time_limit + self.time_bank
+
+    def time_left(self) -> float:
+        """Seconds until :attr:`deadline` (0 once it has passed)."""
+        return max(0.0, self.deadline - time.monotonic())
+
+
+_CURRENT_DECISION: contextvars.ContextVar[DecisionClock | None] = contextvars.ContextVar(
+    "botarena_current_decision", default=None
+)
+
+
+def current_decision() -> DecisionClock | None:
+    """Return the clock of the decision being answered, inside ``Bot.choose_move``.
+
+    :func:`run_bot` sets it for every call of ``choose_move`` (in a worker thread too), so
+    a bot can budget its search without a change to the ``Bot`` protocol::
+
+        def choose_move(self, view, legal_moves, rng):
+            clock = current_decision()
+            budget = clock.time_left() * 0.8 if clock else 1.0
+
+    ``None`` outside a decision.
+    """
+    return _CURRENT_DECISION.get()
+
+
 class _SeatPlayer:
     """The follower and decider tasks of one seat, and the state they share."""
 
@@ -252,6 +306,7 @@ class _SeatPlayer:
         self.finished = False
         # The one-slot mailbox between the follower and the decider.
         self.mailbox: match_pb2.MatchEvent | None = None
+        self.mailbox_time = 0.0  # time.monotonic() when the mailbox's decision arrived
         self.mail = asyncio.Event()
         # Versions of decisions taken on (being decided, or answered): a resumed stream
         # announces a pending decision again, and it must not be answered twice.
@@ -342,7 +397,7 @@ class _SeatPlayer:
             # Not a log entry: its version is the current one, already seen; never moves
             # the resume point. Skip decisions already taken on (re-announced on resume).
             if event.state_version > self.taken_version:
-                self.mailbox = event
+                self.mailbox, self.mailbox_time = event, time.monotonic()
                 self.mail.set()
             return None
         self.last_version = max(self.last_version, event.state_version)
@@ -373,14 +428,26 @@ class _SeatPlayer:
             if event is None or self.superseded(event.state_version):
                 continue
             self.taken_version = event.state_version
-            await self.decide(event)
+            await self.decide(event, self.mailbox_time)
 
-    async def decide(self, event: match_pb2.MatchEvent) -> None:
+    async def decide(self, event: match_pb2.MatchEvent, received_at: float) -> None:
         version = event.state_version
         requested = event.decision_requested
         legal_moves = list(requested.legal_moves)
+        decision = requested.decision
+        clock = DecisionClock(
+            seat=decision.seat,
+            state_version=version,
+            received_at=received_at,
+            move_time_limit=decision.move_time_limit.ToNanoseconds() / 1e9,
+            time_bank=decision.time_bank_remaining.ToNanoseconds() / 1e9,
+        )
         while True:
-            move = await self.think(requested.view, legal_moves)
+            token = _CURRENT_DECISION.set(clock)
+            try:
+                move = await self.think(requested.view, legal_moves)
+            finally:
+                _CURRENT_DECISION.reset(token)
             if self.superseded(version):
                 _logger.warning(
                     "seat %d answered the decision at version %d after the match moved on "
