@@ -14,8 +14,8 @@ INSTALL_STAMP := $(VENV)/.installed
 BUF := node_modules/.bin/buf
 # The Node client's modules (tests/node plays its bots); the stamp is redone when the lockfile changes.
 NODE_CLIENT := clients/node/node_modules/.installed
-# Our typed packages; generated code is checked only through its .pyi stubs.
-TYPED := server/botarena clients/botarena bots/botarena scripts $(wildcard bench/*.py)
+# Our typed packages and the tests; generated code is checked only through its .pyi stubs.
+TYPED := server/botarena clients/botarena bots/botarena scripts $(wildcard bench/*.py) tests
 
 .PHONY: help install proto proto-check lint typecheck test demo ladder-demo bench check clean
 
@@ -44,7 +44,7 @@ proto: $(INSTALL_STAMP) ## regenerate Python code and typed stubs from proto/**/
 proto-check: $(INSTALL_STAMP) ## fail if the committed generated code differs from the .proto files
 	$(PY) scripts/gen_protos.py --check
 
-typecheck: $(INSTALL_STAMP) ## mypy --strict on our packages
+typecheck: $(INSTALL_STAMP) ## mypy --strict on our packages and the tests
 	$(BIN)/mypy $(TYPED)
 
 lint: $(INSTALL_STAMP) $(BUF) ## ruff, ruff format --check, mypy --strict, buf lint, import-linter, proto-check

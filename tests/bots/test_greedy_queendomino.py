@@ -75,7 +75,7 @@ def position(*players: PlayerState, step: Step, **options: object) -> Queendomin
         players=players or (seat(), seat()),
         current_line=domino_line(*line, kings={line[0]: 0, line[1]: 1}),
         step=step,
-        **options,  # type: ignore[arg-type]
+        **options,  # type: ignore[arg-type]  # from_position's keywords, unchecked
     )
 
 
@@ -90,7 +90,7 @@ def greedy_choice(state: QueendominoState, rng_seed: int = 0) -> QueendominoMove
     chosen = GreedyQueendominoBot().choose_move(view, moves, random.Random(rng_seed))
     move = CODEC.decode_move(chosen)
     assert move in legal
-    return move  # type: ignore[return-value]
+    return move
 
 
 def choices(state: QueendominoState) -> set[QueendominoMove]:

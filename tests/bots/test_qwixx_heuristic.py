@@ -18,10 +18,12 @@ from botarena.clients import Bot
 from botarena.server.games.qwixx import (
     QWIXX,
     Action,
+    Colour,
     Decline,
     MarkColourSum,
     MarkWhiteSum,
     QwixxConfig,
+    QwixxMove,
     QwixxState,
     Sheet,
     WhiteSumsApplied,
@@ -37,11 +39,13 @@ SEEDS = 10
 MIN_WIN_RATE = 0.9
 
 
-def _ask(bot: Bot, state: QwixxState, seat: int, rng: random.Random) -> object:
+def _ask(bot: Bot, state: QwixxState, seat: int, rng: random.Random) -> QwixxMove:
     view = match_pb2.PlayerView()
     CODEC.encode_view(QWIXX.view(state, seat), seat, with_history=False, out=view)
     moves = CODEC.encode_moves(QWIXX.legal_moves(state, seat))
-    return CODEC.decode_move(bot.choose_move(view, moves, rng))
+    move = CODEC.decode_move(bot.choose_move(view, moves, rng))
+    assert isinstance(move, QwixxMove)
+    return move
 
 
 def _play(seed: int, bots: list[Bot]) -> tuple[int, ...]:
@@ -70,13 +74,14 @@ def test_heuristic_beats_two_random_bots_in_nine_games_of_ten() -> None:
 
 
 def _position(sheets: list[Sheet], white: tuple[int, int], **options: object) -> QwixxState:
+    # ``options`` are from_position's keywords, forwarded unchecked.
     return QwixxState.from_position(sheets=sheets, white=white, **options)  # type: ignore[arg-type]
 
 
 def test_action_one_takes_the_mark_that_skips_least() -> None:
     # White sum 6: red after 5 skips nothing, green after 12 skips 11..7.
     state = _position([Sheet.of(red=(2, 5), green=(12,)), Sheet()], (3, 3))
-    assert _ask(HeuristicQwixxBot(), state, 0, random.Random(0)) == MarkWhiteSum(0, 6)
+    assert _ask(HeuristicQwixxBot(), state, 0, random.Random(0)) == MarkWhiteSum(Colour.RED, 6)
 
 
 def test_action_one_declines_a_mark_that_skips_too_many() -> None:
@@ -89,8 +94,8 @@ def test_action_two_prefers_a_mark_to_a_penalty() -> None:
     # The active seat declined in action 1; white 1 + red 3 = 4 skips 2 and 3 in red (1.5).
     sheets = [Sheet(), Sheet()]
     state = _position(sheets, (1, 1), colours=(3, 6, 6, 6), action=Action.COLOUR_SUM, active=0)
-    state = QwixxState(**{**_fields(state), "history": (WhiteSumsApplied((Decline(), Decline())),)})
-    assert _ask(HeuristicQwixxBot(), state, 0, random.Random(0)) == MarkColourSum(0, 0)
+    state = state._replace(history=(WhiteSumsApplied((Decline(), Decline())),))
+    assert _ask(HeuristicQwixxBot(), state, 0, random.Random(0)) == MarkColourSum(0, Colour.RED)
 
 
 def test_a_lock_is_taken_only_when_ahead() -> None:
@@ -101,7 +106,7 @@ def test_a_lock_is_taken_only_when_ahead() -> None:
     ahead = _position([own, Sheet()], (6, 6))
     bot = HeuristicQwixxBot()
     assert _ask(bot, behind, 0, random.Random(0)) == Decline()
-    assert _ask(bot, ahead, 0, random.Random(0)) == MarkWhiteSum(0, 12)
+    assert _ask(bot, ahead, 0, random.Random(0)) == MarkWhiteSum(Colour.RED, 12)
 
 
 def test_the_heuristic_bot_refuses_other_games() -> None:
@@ -120,7 +125,3 @@ def test_the_match_layer_declines_for_a_seat_that_timed_out() -> None:
     with pytest.raises(LookupError):
         hooks.default_move(QWIXX, state, 1)  # action 2 belongs to the active seat
     assert hooks.scores(QWIXX, state, 2) == (3, 0)
-
-
-def _fields(state: QwixxState) -> dict[str, object]:
-    return state._asdict()

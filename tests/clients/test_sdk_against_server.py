@@ -1,3 +1,4 @@
+# mypy: disable-error-code="import-untyped"
 """MatchClient and AsyncMatchClient against a real in-process server: each RPC, each
 refusal mapped to its exception and reason, idempotent retries, resumable streams."""
 
@@ -14,6 +15,7 @@ import pytest
 from botarena.clients import (
     AsyncMatchClient,
     AuthenticationError,
+    BotarenaError,
     IllegalMoveError,
     InvalidRequestError,
     MatchClient,
@@ -26,7 +28,7 @@ from botarena.clients import (
     UnavailableError,
 )
 from botarena.clients.testing import start_server, start_server_async
-from botarena.v1 import match_pb2
+from botarena.v1 import match_pb2, match_service_pb2
 
 
 def pass_move() -> match_pb2.Move:
@@ -62,8 +64,8 @@ def new_match(client: MatchClient, sdk_tools: SimpleNamespace, seed: int = 3) ->
     )
 
 
-def best_move(view: object) -> match_pb2.Move:
-    moves = list(view.legal_moves)  # type: ignore[attr-defined]
+def best_move(view: match_service_pb2.GetPlayerViewResponse) -> match_pb2.Move:
+    moves = list(view.legal_moves)
     return max(moves, key=lambda move: move.qwirkle.place.score)
 
 
@@ -167,7 +169,7 @@ def test_submitting_without_a_seat_token_is_refused(
     client: MatchClient,
     sdk_tools: SimpleNamespace,
     token: str | None,
-    expected: type[Exception],
+    expected: type[BotarenaError],
     reason: str,
 ) -> None:
     match = new_match(client, sdk_tools)
@@ -176,7 +178,7 @@ def test_submitting_without_a_seat_token_is_refused(
         client.with_token(token).submit_move(
             match.name, best_move(view), expected_state_version=view.state_version
         )
-    assert caught.value.reason == reason  # type: ignore[attr-defined]
+    assert caught.value.reason == reason
 
 
 def test_an_unknown_match_raises_match_not_found(client: MatchClient) -> None:

@@ -1,3 +1,4 @@
+# mypy: disable-error-code="import-untyped"
 """Status -> exception mapping: the reason decides first, then the illegal-move category,
 then the status code (google api-core ``from_grpc_error``)."""
 
@@ -30,7 +31,7 @@ from botarena.clients import (
 from botarena.v1 import match_service_pb2
 
 
-class FakeCallError(grpc.RpcError):
+class FakeCallError(grpc.RpcError):  # type: ignore[misc]  # grpc is untyped: RpcError is Any
     """What a failed call raises: code, details and trailing metadata."""
 
     def __init__(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 
 from structlog.testing import capture_logs
@@ -17,9 +17,10 @@ from botarena.server.store import SqliteStore
 from botarena.server.store.ladder import LadderStore
 
 
-def _ladder(path: Path | str, manager: MatchManager | None = None, **settings: object) -> Ladder:
-    options: dict[str, object] = {"tick_seconds": 0.02, "keepalive_seconds": 5.0, **settings}
-    return Ladder(manager or MatchManager(), LadderStore.open(path), LadderSettings(**options))  # type: ignore[arg-type]
+def _ladder(path: Path | str, manager: MatchManager | None = None, **settings: int) -> Ladder:
+    """A ladder with a fast scheduler; ``settings`` are LadderSettings' int fields."""
+    fast = LadderSettings(tick_seconds=0.02, keepalive_seconds=5.0, **settings)
+    return Ladder(manager or MatchManager(), LadderStore.open(path), fast)
 
 
 async def _play(manager: MatchManager, assignment: Assignment) -> None:
@@ -39,11 +40,11 @@ async def _resign(manager: MatchManager, assignment: Assignment) -> None:
     manager.resign(assignment.match_id, assignment.seat_token)
 
 
-Behaviour = Callable[[MatchManager, Assignment], Awaitable[None]]
+Behaviour = Callable[[MatchManager, Assignment], Coroutine[object, object, None]]
 
 
 async def _serve(ladder: Ladder, connection: Connection, behaviour: Behaviour) -> None:
-    tasks = []
+    tasks: list[asyncio.Task[None]] = []
     async for item in connection:
         if isinstance(item, Assignment):
             tasks.append(asyncio.create_task(behaviour(ladder.manager, item)))
@@ -163,13 +164,13 @@ def test_a_restarted_ladder_records_a_recovered_match_and_abandons_a_lost_one(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "botarena.db"
-    options: dict[str, object] = {"tick_seconds": 0.02, "keepalive_seconds": 5.0}
+    fast = LadderSettings(tick_seconds=0.02, keepalive_seconds=5.0)
 
     def durable_ladder() -> tuple[SqliteStore, Ladder]:
         core = SqliteStore(path)
         manager = durable_manager(core)
         manager.recover()
-        return core, Ladder(manager, LadderStore(core.connection), LadderSettings(**options))  # type: ignore[arg-type]
+        return core, Ladder(manager, LadderStore(core.connection), fast)
 
     async def main() -> None:
         core, first = durable_ladder()

@@ -80,8 +80,8 @@ class RaceRules:
         chosen[seat] = move
         if any(c is None for c in chosen):
             return replace(state, chosen=tuple(chosen))
-        totals = tuple(t + (c or 0) for t, c in zip(state.totals, chosen, strict=True))
-        return replace(state, totals=totals, chosen=(None,) * len(totals))
+        summed = tuple(t + (c or 0) for t, c in zip(state.totals, chosen, strict=True))
+        return replace(state, totals=summed, chosen=(None,) * len(summed))
 
     def view(self, state: RaceState, seat: Seat | None) -> RaceState:
         return state

@@ -45,6 +45,7 @@ class _ScoresOnly:
 
 
 def _default(moves: Sequence[object]) -> object:
+    # A fake with only the rules methods the hook calls, and no state.
     return hooks_for("queendomino").default_move(_OneDecision(moves), None, 0)  # type: ignore[arg-type]
 
 
@@ -81,4 +82,5 @@ def test_a_seat_without_a_legal_move_has_no_default_move() -> None:
 
 def test_scores_are_the_public_views_scores() -> None:
     rules = _OneDecision([], scores=(12, 0, 31))
+    # A fake with only the rules methods the hook calls, and no state.
     assert hooks_for("queendomino").scores(rules, None, 3) == (12, 0, 31)  # type: ignore[arg-type]

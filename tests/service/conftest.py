@@ -1,9 +1,10 @@
+# mypy: disable-error-code="import-untyped"
 """A real MatchService on 127.0.0.1:0 and helpers to call it through real gRPC."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
@@ -65,21 +66,23 @@ class Client:
         seats: int = 2,
         seed: int = 1,
         limit: float | None = None,
-        on_timeout: int = match_pb2.TIMEOUT_POLICY_UNSPECIFIED,
+        on_timeout: match_pb2.TimeoutPolicy.ValueType = match_pb2.TIMEOUT_POLICY_UNSPECIFIED,
         admin: str | None = None,
     ) -> match_service_pb2.CreateMatchResponse:
         config = match_pb2.MatchConfig(game=match_pb2.GAME_QWIRKLE, seat_count=seats, seed=seed)
         if limit is not None:
             config.time_control.move_time_limit.FromNanoseconds(int(limit * 1e9))
-        config.policies.on_timeout = on_timeout  # type: ignore[assignment]
-        return await self.stub.CreateMatch(
+        config.policies.on_timeout = on_timeout
+        response: match_service_pb2.CreateMatchResponse = await self.stub.CreateMatch(
             match_service_pb2.CreateMatchRequest(config=config), metadata=bearer(admin)
         )
+        return response
 
     async def view(self, match: str, token: str | None) -> match_service_pb2.GetPlayerViewResponse:
-        return await self.stub.GetPlayerView(
+        response: match_service_pb2.GetPlayerViewResponse = await self.stub.GetPlayerView(
             match_service_pb2.GetPlayerViewRequest(match=match), metadata=bearer(token)
         )
+        return response
 
     async def submit(
         self,
@@ -89,12 +92,13 @@ class Client:
         version: int,
         request_id: str = "",
     ) -> match_service_pb2.SubmitMoveResponse:
-        return await self.stub.SubmitMove(
+        response: match_service_pb2.SubmitMoveResponse = await self.stub.SubmitMove(
             match_service_pb2.SubmitMoveRequest(
                 match=match, move=move, expected_state_version=version, request_id=request_id
             ),
             metadata=bearer(token),
         )
+        return response
 
     async def failure(self, call: Awaitable[Any]) -> RpcFailure:
         """Await ``call``, which must fail, and return its failure."""
@@ -115,7 +119,7 @@ class Client:
         assert created.match.state_version == 0
 
 
-def best_move(moves: Any) -> match_pb2.Move:
+def best_move(moves: Sequence[match_pb2.Move]) -> match_pb2.Move:
     """The in-test bot: the highest-scoring placement, else the first legal move."""
     places = [move for move in moves if move.qwirkle.WhichOneof("action") == "place"]
     if places:

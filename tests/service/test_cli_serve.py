@@ -1,3 +1,4 @@
+# mypy: disable-error-code="import-untyped"
 """``botarena serve`` runs a real server process and stops gracefully on a signal."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# mypy: disable-error-code="import-untyped"
 """Every documented failure through real gRPC: status code and ErrorInfo reason, then the
 server keeps serving. Also seat and spectator visibility."""
 
@@ -18,8 +19,8 @@ def _place(*cells: tuple[int, int, int, int]) -> match_pb2.Move:
     move = match_pb2.Move()
     for x, y, colour, shape in cells:
         placement = move.qwirkle.place.placements.add(x=x, y=y)
-        placement.tile.colour = colour  # type: ignore[assignment]
-        placement.tile.shape = shape  # type: ignore[assignment]
+        placement.tile.colour = qwirkle_pb2.QwirkleColour.ValueType(colour)
+        placement.tile.shape = qwirkle_pb2.QwirkleShape.ValueType(shape)
     move.qwirkle.place.SetInParent()
     return move
 

@@ -1,3 +1,4 @@
+# mypy: disable-error-code="import-untyped"
 """Seat tokens name their match; per-seat counters; the full log is public after the end."""
 
 from __future__ import annotations

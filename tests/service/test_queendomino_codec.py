@@ -109,6 +109,7 @@ def test_legal_moves_from_cached_wire_bytes_equal_the_plain_encoding() -> None:
 
 
 def _move(**action: object) -> match_pb2.Move:
+    # ``action`` is one case of the QueendominoMove oneof, forwarded unchecked.
     return match_pb2.Move(queendomino=Q.QueendominoMove(**action))  # type: ignore[arg-type]
 
 
@@ -118,15 +119,19 @@ def _cell(x: int, y: int) -> queendomino_pb2.QueendominoCell:
 
 INVALID = [
     ("no-action", _move(), "move.queendomino.action"),
-    ("place-no-cell", _move(place=Q.QueendominoPlace(rotation=1)), "move.queendomino.place.cell"),
+    (
+        "place-no-cell",
+        _move(place=Q.QueendominoPlace(rotation=Q.QUEENDOMINO_ROTATION_EAST)),
+        "move.queendomino.place.cell",
+    ),
     (
         "place-x-7",
-        _move(place=Q.QueendominoPlace(cell=_cell(7, 0), rotation=1)),
+        _move(place=Q.QueendominoPlace(cell=_cell(7, 0), rotation=Q.QUEENDOMINO_ROTATION_EAST)),
         "move.queendomino.place.cell.x",
     ),
     (
         "place-y-minus-7",
-        _move(place=Q.QueendominoPlace(cell=_cell(0, -7), rotation=1)),
+        _move(place=Q.QueendominoPlace(cell=_cell(0, -7), rotation=Q.QUEENDOMINO_ROTATION_EAST)),
         "move.queendomino.place.cell.y",
     ),
     (
@@ -136,7 +141,9 @@ INVALID = [
     ),
     (
         "place-rotation-5",
-        _move(place=Q.QueendominoPlace(cell=_cell(1, 0), rotation=5)),  # type: ignore[arg-type]
+        _move(
+            place=Q.QueendominoPlace(cell=_cell(1, 0), rotation=Q.QueendominoRotation.ValueType(5))
+        ),
         "move.queendomino.place.rotation",
     ),
     ("tax-no-cell", _move(tax=Q.QueendominoTax()), "move.queendomino.tax.cells"),
@@ -408,7 +415,7 @@ def test_the_shipped_components_encode_with_named_enumerations() -> None:
     buildings = load_buildings().buildings
     encoded = []
     for start in range(0, len(buildings), 6):
-        board = tuple(buildings[start : start + 6])
+        board: tuple[Building | None, ...] = tuple(buildings[start : start + 6])
         board += (None,) * (6 - len(board))
         message = _encode(replace(_view(), board=board), None)
         encoded += [space.building for space in message.board if space.HasField("building")]
@@ -461,7 +468,7 @@ def test_the_tax_bonus_option_sets_the_engine_config(
 
 def test_an_unknown_tax_bonus_is_refused_naming_the_field() -> None:
     config = match_pb2.MatchConfig(game=match_pb2.GAME_QUEENDOMINO)
-    config.queendomino.tax_bonus = 9  # type: ignore[assignment]
+    config.queendomino.tax_bonus = Q.QueendominoTaxBonus.ValueType(9)  # no such value
     with pytest.raises(InvalidRequestError) as caught:
         CODEC.decode_config(config, QueendominoConfig())
     assert caught.value.field == "config.queendomino.tax_bonus"

@@ -80,7 +80,7 @@ def test_an_unknown_tax_bonus_is_refused_at_create() -> None:
     async def scenario() -> None:
         async with start_server_async() as address, AsyncMatchClient(target=address) as client:
             with pytest.raises(InvalidRequestError) as refused:
-                await client.create_match(_config(tax_bonus=7))  # type: ignore[arg-type]
+                await client.create_match(_config(tax_bonus=Q.QueendominoTaxBonus.ValueType(7)))
             assert "config.queendomino.tax_bonus" in str(refused.value)
 
     asyncio.run(scenario())

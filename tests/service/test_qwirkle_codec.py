@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from botarena.server.games.qwirkle import Exchange, Pass, Place, QwirkleReason, Tile
+from botarena.server.games.qwirkle import Exchange, Pass, Place, Placement, QwirkleReason, Tile
 from botarena.server.match import InvalidRequestError
 from botarena.server.service.codecs import add_legal_moves, codec_for_game
 from botarena.v1 import match_pb2, match_service_pb2, qwirkle_pb2
@@ -15,8 +15,8 @@ CODEC = codec_for_game("qwirkle")
 @pytest.mark.parametrize(
     "move",
     [
-        Place(((0, 0, Tile.RED_CIRCLE), (1, 0, Tile.RED_SQUARE)), score=2),
-        Place(((-256, 256, Tile.PURPLE_STAR8),)),
+        Place((Placement(0, 0, Tile.RED_CIRCLE), Placement(1, 0, Tile.RED_SQUARE)), score=2),
+        Place((Placement(-256, 256, Tile.PURPLE_STAR8),)),
         Exchange((Tile.BLUE_CLOVER, Tile.BLUE_CLOVER)),
         Pass(),
     ],
@@ -41,7 +41,7 @@ def test_redacted_exchange_keeps_only_the_count() -> None:
 
 
 def test_placements_keep_their_score() -> None:
-    message = CODEC.encode_move(Place(((0, 0, Tile.RED_CIRCLE),), score=7), redact=True)
+    message = CODEC.encode_move(Place((Placement(0, 0, Tile.RED_CIRCLE),), score=7), redact=True)
     assert message.qwirkle.place.score == 7
 
 
@@ -49,8 +49,8 @@ def _placing(x: int, y: int, colour: int, shape: int, count: int = 1) -> match_p
     move = match_pb2.Move()
     for index in range(count):
         placement = move.qwirkle.place.placements.add(x=x + index, y=y)
-        placement.tile.colour = colour  # type: ignore[assignment]
-        placement.tile.shape = shape  # type: ignore[assignment]
+        placement.tile.colour = qwirkle_pb2.QwirkleColour.ValueType(colour)
+        placement.tile.shape = qwirkle_pb2.QwirkleShape.ValueType(shape)
     return move
 
 

@@ -1,9 +1,11 @@
+# mypy: disable-error-code="import-untyped"
 """Qwixx through the real server: sealed action-1 choices on the event stream, timeouts."""
 
 from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Sequence
 from typing import Any
 
 import grpc
@@ -11,17 +13,28 @@ import grpc
 from botarena.v1 import match_pb2, match_service_pb2
 
 
-async def _create(client: Any, *, seats: int, seed: int, limit: float | None = None) -> Any:
+async def _create(
+    client: Any, *, seats: int, seed: int, limit: float | None = None
+) -> match_service_pb2.CreateMatchResponse:
     config = match_pb2.MatchConfig(game=match_pb2.GAME_QWIXX, seat_count=seats, seed=seed)
     if limit is not None:
         config.time_control.move_time_limit.FromNanoseconds(int(limit * 1e9))
         config.policies.on_timeout = match_pb2.TIMEOUT_POLICY_DEFAULT_MOVE
-    return await client.stub.CreateMatch(match_service_pb2.CreateMatchRequest(config=config))
+    created: match_service_pb2.CreateMatchResponse = await client.stub.CreateMatch(
+        match_service_pb2.CreateMatchRequest(config=config)
+    )
+    return created
 
 
-def _follow(client: Any, tools: Any, match: str, token: str | None) -> asyncio.Queue[Any]:
-    """Read a stream into a queue in the background (``None`` marks its end)."""
-    queue: asyncio.Queue[Any] = asyncio.Queue()
+class _Events(asyncio.Queue[match_pb2.MatchEvent | None]):
+    """A stream's events, read in the background by ``task`` (``None`` marks the end)."""
+
+    task: asyncio.Future[None]
+
+
+def _follow(client: Any, tools: Any, match: str, token: str | None) -> _Events:
+    """Read a stream into a queue in the background."""
+    queue = _Events()
 
     async def read() -> None:
         stream = client.stub.StreamMatchEvents(
@@ -31,11 +44,11 @@ def _follow(client: Any, tools: Any, match: str, token: str | None) -> asyncio.Q
             await queue.put(response.event)
         await queue.put(None)
 
-    queue.task = asyncio.ensure_future(read())  # type: ignore[attr-defined]
+    queue.task = asyncio.ensure_future(read())
     return queue
 
 
-async def _next(queue: asyncio.Queue[Any], kind: str) -> Any:
+async def _next(queue: _Events, kind: str) -> match_pb2.MatchEvent:
     while True:
         event = await asyncio.wait_for(queue.get(), 10)
         assert event is not None, f"the stream ended before a {kind} event"
@@ -43,7 +56,7 @@ async def _next(queue: asyncio.Queue[Any], kind: str) -> Any:
             return event
 
 
-def _mark_or_decline(moves: Any) -> match_pb2.Move:
+def _mark_or_decline(moves: Sequence[match_pb2.Move]) -> match_pb2.Move:
     marks = [move for move in moves if move.qwixx.WhichOneof("action") == "mark_white_sum"]
     return marks[0] if marks else moves[0]
 
@@ -94,7 +107,7 @@ def test_a_sealed_choice_stays_hidden_on_other_streams_until_all_are_applied(
             assert applied.view.qwixx.action == 2  # action 2 of the active seat
             assert sum(len(row.numbers) for row in applied.view.qwixx.sheets[0].rows) == 1
         for stream in (*streams, spectator):
-            stream.task.cancel()  # type: ignore[attr-defined]
+            stream.task.cancel()
 
     serve(scenario)
 

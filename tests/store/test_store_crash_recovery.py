@@ -48,7 +48,7 @@ class PureBot:
         self.delay = delay
 
     def choose_move(
-        self, view: match_pb2.PlayerView, legal_moves: Sequence[match_pb2.Move], rng: Any
+        self, view: match_pb2.PlayerView, legal_moves: Sequence[match_pb2.Move], rng: random.Random
     ) -> match_pb2.Move:
         time.sleep(self.delay)  # in the bot's worker thread: keeps the kill mid-match
         digest = hashlib.sha256(f"{self.label}:{view.seat}".encode())
@@ -57,8 +57,8 @@ class PureBot:
         return legal_moves[random.Random(digest.digest()).randrange(len(legal_moves))]
 
 
-def _config(game: int, seats: int, seed: int) -> match_pb2.MatchConfig:
-    config = match_pb2.MatchConfig(game=game, seat_count=seats, seed=seed)  # type: ignore[arg-type]
+def _config(game: match_pb2.Game.ValueType, seats: int, seed: int) -> match_pb2.MatchConfig:
+    config = match_pb2.MatchConfig(game=game, seat_count=seats, seed=seed)
     config.time_control.move_time_limit.FromSeconds(120)  # no timeouts, before or after
     return config
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import random
+from collections.abc import Sequence
 from pathlib import Path
 
 from botarena.clients import AsyncMatchClient, RetryPolicy, run_bot_async
@@ -15,7 +17,10 @@ class FirstMoveBot:
     """Plays the first legal move."""
 
     def choose_move(
-        self, view: object, legal_moves: list[match_pb2.Move], rng: object
+        self,
+        view: match_pb2.PlayerView,
+        legal_moves: Sequence[match_pb2.Move],
+        rng: random.Random,
     ) -> match_pb2.Move:
         return legal_moves[0]
 

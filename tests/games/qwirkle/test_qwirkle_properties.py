@@ -12,7 +12,7 @@ import copy
 import itertools
 import random
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -25,6 +25,7 @@ from botarena.server.games.qwirkle import (
     Pass,
     Place,
     Placed,
+    Placement,
     QwirkleMove,
     QwirkleState,
     Tile,
@@ -68,7 +69,7 @@ def playout(
 # ---------------------------------------------------------------------------- slow oracles
 
 
-def is_valid_line(tiles: list[Tile]) -> bool:
+def is_valid_line(tiles: Sequence[Tile]) -> bool:
     """Return whether tiles may form a line: distinct, and one colour or one shape."""
     if len(set(tiles)) != len(tiles):
         return False
@@ -144,7 +145,7 @@ def brute_force_placements(state: QwirkleState, seat: int) -> dict[Place, int]:
             placed = [cell for cell in line[first : last + 1] if cell not in board]
             for order in orders[len(placed)]:
                 move = Place(
-                    tuple((x, y, tile) for (x, y), tile in zip(placed, order, strict=True))
+                    tuple(Placement(x, y, tile) for (x, y), tile in zip(placed, order, strict=True))
                 )
                 if move in found or not QWIRKLE.is_legal(state, seat, move):
                     continue
@@ -232,7 +233,8 @@ def test_listed_moves_are_legal_and_unlisted_placements_are_not(
             offsets = sorted(rng.sample(range(4), count))
             guess = Place(
                 tuple(
-                    (x + dx * o, y + dy * o, tile) for o, tile in zip(offsets, chosen, strict=True)
+                    Placement(x + dx * o, y + dy * o, tile)
+                    for o, tile in zip(offsets, chosen, strict=True)
                 )
             )
             assert QWIRKLE.is_legal(state, seat, guess) == (guess in listed), guess

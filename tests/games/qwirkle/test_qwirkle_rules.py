@@ -26,6 +26,7 @@ from botarena.server.games.qwirkle import (
     Passed,
     Place,
     Placed,
+    Placement,
     QwirkleReason,
     QwirkleState,
     Shape,
@@ -67,7 +68,7 @@ def tiles(codes: str) -> list[Tile]:
 
 def place(*cells: tuple[int, int, str]) -> Place:
     """Return the placement of ``(x, y, "R cl")`` triples."""
-    return Place(tuple((x, y, tile(code)) for x, y, code in cells))
+    return Place(tuple(Placement(x, y, tile(code)) for x, y, code in cells))
 
 
 def position(
@@ -480,7 +481,7 @@ def test_move_out_of_turn_is_rejected() -> None:
 def test_unknown_move_is_rejected_as_malformed() -> None:
     state = position(BASE, "R cl")
     with pytest.raises(IllegalMoveError) as caught:
-        QWIRKLE.apply(state, 0, "place everything")  # type: ignore[arg-type]
+        QWIRKLE.apply(state, 0, "place everything")  # type: ignore[arg-type]  # on purpose
     assert caught.value.reason == QwirkleReason.MALFORMED_MOVE
 
 
@@ -563,7 +564,7 @@ def test_opening_legal_moves_of_size_one_put_any_tile_on_the_origin() -> None:
     state = position({}, "R ci, O sq, Y di, G cl, B s4, B s4", pad=False)
     moves = QWIRKLE.legal_moves(state, 0)
     assert moves == tuple(
-        Place(((0, 0, face),), score=1) for face in tiles("R ci, O sq, Y di, G cl, B s4")
+        Place((Placement(0, 0, face),), score=1) for face in tiles("R ci, O sq, Y di, G cl, B s4")
     )
     assert all(isinstance(move, Place) and move.score == 1 for move in moves)
 

@@ -77,8 +77,8 @@ def action_1(state: QwixxState, choices: Mapping[int, WhiteSumChoice] | None = N
 def rejection(state: QwixxState, seat: int, move: object) -> str:
     """Return the reason code with which ``apply`` rejects the move."""
     with pytest.raises(IllegalMoveError) as caught:
-        QWIXX.apply(state, seat, move)  # type: ignore[arg-type]
-    assert not QWIXX.is_legal(state, seat, move)  # type: ignore[arg-type]
+        QWIXX.apply(state, seat, move)  # type: ignore[arg-type]  # may be malformed on purpose
+    assert not QWIXX.is_legal(state, seat, move)  # type: ignore[arg-type]  # as above
     return caught.value.reason
 
 
@@ -556,7 +556,8 @@ def test_new_match_starts_action_1_for_every_seat(seats: int) -> None:
     assert state.history[0] == StarterPicked(state.active)
     assert state.history[1] == Rolled(state.active, state.dice)
     assert all(sheet == Sheet() for sheet in state.sheets)
-    assert all(1 <= face <= 6 for face in (*state.dice.white, *state.dice.colours))  # type: ignore[operator]
+    faces = (*state.dice.white, *state.dice.colours)  # no row is locked: six dice
+    assert all(face is not None and 1 <= face <= 6 for face in faces)
 
 
 def test_first_active_seat_is_a_seeded_pick_over_all_seats() -> None:
@@ -586,6 +587,7 @@ REJECTIONS: list[tuple[str, QwixxState, int, object, str]] = [
     ("action-1-negative-seat", table(), -1, Decline(), "NOT_YOUR_TURN"),
     ("wrong-sum", table(), 0, MarkWhiteSum(RED, 6), "WRONG_SUM"),
     ("not-a-move", table(), 0, "mark red 7", "MALFORMED_MOVE"),
+    # The next two break MarkWhiteSum's annotations on purpose.
     ("not-a-colour", table(), 0, MarkWhiteSum(7, 7), "MALFORMED_MOVE"),  # type: ignore[arg-type]
     ("number-not-an-int", table(), 0, MarkWhiteSum(RED, "7"), "MALFORMED_MOVE"),  # type: ignore[arg-type]
     ("white-die-2", action_1(table()), 0, MarkColourSum(2, RED), "MALFORMED_MOVE"),
@@ -630,6 +632,7 @@ def test_a_rejected_move_leaves_the_state_unchanged() -> None:
 
 
 def test_moves_convert_int_colours_and_compare_by_value() -> None:
+    # Plain ints where a Colour is annotated: the conversion under test.
     assert MarkWhiteSum(0, 7) == MarkWhiteSum(RED, 7)  # type: ignore[arg-type]
     assert MarkColourSum(1, 3) == MarkColourSum(1, BLUE)  # type: ignore[arg-type]
     assert MarkWhiteSum(0, 7).colour is RED  # type: ignore[arg-type]

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from botarena.server.games.qwixx import (
     QWIXX,
     Action,
+    Colour,
     Decline,
     Dice,
     MarkWhiteSum,
@@ -20,6 +21,7 @@ from botarena.server.games.qwixx import (
     Sheet,
     StarterPicked,
     WhiteSumChoice,
+    WhiteSumsApplied,
 )
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
@@ -79,7 +81,7 @@ def test_view_names_the_action_being_asked_for() -> None:
 def test_a_seat_sees_its_own_pending_choice_and_nobody_else_does() -> None:
     state = QWIXX.new_match(QWIXX.default_config(), 3, seed=5)
     total = state.dice.white_sum
-    choice = MarkWhiteSum(0, total)  # type: ignore[arg-type]
+    choice = MarkWhiteSum(Colour.RED, total)
     state = QWIXX.apply(state, 1, choice)
     assert QWIXX.view(state, 1).own_choice == choice
     assert QWIXX.view(state, 0).own_choice is None
@@ -90,9 +92,11 @@ def test_a_seat_sees_its_own_pending_choice_and_nobody_else_does() -> None:
 
 def test_choices_are_revealed_once_applied() -> None:
     state = QWIXX.new_match(QWIXX.default_config(), 2, seed=5)
-    choice = MarkWhiteSum(0, state.dice.white_sum)  # type: ignore[arg-type]
+    choice = MarkWhiteSum(Colour.RED, state.dice.white_sum)
     state = QWIXX.apply(QWIXX.apply(state, 0, choice), 1, Decline())
-    assert QWIXX.view(state, 1).history[-1].choices == (choice, Decline())  # type: ignore[union-attr]
+    applied = QWIXX.view(state, 1).history[-1]
+    assert isinstance(applied, WhiteSumsApplied)
+    assert applied.choices == (choice, Decline())
     assert QWIXX.view(state, 1).sheets[0].marks(choice.colour) == (choice.number,)
     assert QWIXX.view(state, 0).own_choice is None
 
