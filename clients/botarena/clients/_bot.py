@@ -493,7 +493,8 @@ class _SeatPlayer:
                     # The stream decides what happens next: the move was applied, or the
                     # deadline passes and the timeout policy plays for the seat.
                     _logger.warning(
-                        "seat %d: giving up on the move at version %d: %s",
+                        "seat %d: could not submit the move at version %d (%s); "
+                        "the stream will ask again if the decision is still open",
                         self.seat,
                         version,
                         exc,

@@ -311,7 +311,7 @@ class SeatPlayer {
         if (failures >= this.resubmit.maxAttempts || this.superseded(version)) {
           // The stream decides what happens next: the move was applied, or the deadline
           // passes and the timeout policy plays for the seat.
-          this.log.warn(`seat ${this.seat}: giving up on the move at version ${version}: ${error.message}`);
+          this.log.warn(`seat ${this.seat}: could not submit the move at version ${version} (${error.message}); the stream will ask again if the decision is still open`);
           // A resumed stream announces the decision again if it is still open.
           this.takenVersion = Math.min(this.takenVersion, version - 1);
           return;
