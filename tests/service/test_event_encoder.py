@@ -1,5 +1,5 @@
-"""The stream's decision fast path: a decision serialized by hand, its legal moves
-appended as wire entries, parses to exactly the message the plain encoder builds."""
+"""The stream's decision path: a decision serialized by hand, its legal moves appended as
+wire entries, parses to exactly the message built field by field with the codec."""
 
 from __future__ import annotations
 
@@ -9,8 +9,29 @@ import pytest
 
 from botarena.server.games import get_rules
 from botarena.server.match import MatchManager, MatchSettings, StreamItem
-from botarena.server.service._convert import EventEncoder
+from botarena.server.service._convert import EventEncoder, encode_decision, encode_view
+from botarena.server.service.codecs import codec_for_game, set_timestamp
 from botarena.v1 import match_service_pb2
+
+
+def _expected(
+    manager: MatchManager, item: StreamItem
+) -> match_service_pb2.StreamMatchEventsResponse:
+    """The decision's response built from its parts, the legal moves as messages."""
+    decision = item.decision
+    assert decision is not None
+    match = manager.matches()[0]
+    response = match_service_pb2.StreamMatchEventsResponse()
+    event = response.event
+    event.state_version = item.state_version
+    requested_at = decision.deadline_time - decision.move_time_limit - decision.time_bank
+    set_timestamp(event.time, requested_at)
+    requested = event.decision_requested
+    encode_decision(decision, requested.decision)
+    encode_view(match, item.state, decision.seat, with_history=False, out=requested.view)
+    codec = codec_for_game(match.settings.game)
+    requested.legal_moves.extend(codec.encode_moves(item.legal_moves))
+    return response
 
 
 async def _decision_item(game: str, seats: int, moves: int) -> tuple[MatchManager, StreamItem]:
@@ -38,18 +59,18 @@ async def _decision_item(game: str, seats: int, moves: int) -> tuple[MatchManage
 
 @pytest.mark.parametrize(("game", "seats"), [("qwirkle", 2), ("qwixx", 3), ("queendomino", 4)])
 @pytest.mark.parametrize("prepared", [False, True], ids=["on-demand", "prepared"])
-def test_decision_bytes_parse_to_the_plain_encoding(game: str, seats: int, prepared: bool) -> None:
+def test_decision_bytes_parse_to_the_decision_built_field_by_field(
+    game: str, seats: int, prepared: bool
+) -> None:
     async def scenario() -> None:
         manager, item = await _decision_item(game, seats, moves=6)
         assert item.decision is not None
         assert item.legal_moves
         encoder = EventEncoder(manager.matches()[0], item.decision.seat)
-        plain = match_service_pb2.StreamMatchEventsResponse()
-        EventEncoder(manager.matches()[0], item.decision.seat).encode(item, plain.event)
         if prepared:
             encoder.prepare_decision(item.decision)
         fast = match_service_pb2.StreamMatchEventsResponse.FromString(encoder.decision_bytes(item))
-        assert fast == plain
+        assert fast == _expected(manager, item)
         assert len(fast.event.decision_requested.legal_moves) == len(item.legal_moves)
         manager.close()
 

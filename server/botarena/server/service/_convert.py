@@ -30,7 +30,6 @@ from botarena.server.match import (
 )
 from botarena.server.service.codecs import (
     GameCodec,
-    add_legal_moves,
     codec_for_game,
     codec_for_proto,
     duration_seconds,
@@ -300,7 +299,8 @@ class EventEncoder:
     def decision_bytes(self, item: StreamItem) -> bytes:
         """Return the serialized ``StreamMatchEventsResponse`` of a decision item.
 
-        It parses to what :meth:`encode` writes for the item.
+        The one way a decision is encoded: its ``DecisionRequested`` holds the decision,
+        the viewer's view and the legal moves.
         """
         decision = item.decision
         if decision is None:
@@ -323,20 +323,12 @@ class EventEncoder:
         return _EVENT_TAG + encode_varint(len(event_bytes)) + event_bytes
 
     def encode(self, item: StreamItem, out: match_pb2.MatchEvent) -> None:
-        """Write one stream item into the empty ``out``."""
+        """Write a log-entry item into the empty ``out`` (a decision: :meth:`decision_bytes`)."""
         match, codec = self._match, self._codec
-        out.state_version = item.state_version
-        if item.decision is not None:
-            decision = item.decision
-            set_timestamp(out.time, _requested_time(decision))
-            requested = out.decision_requested
-            encode_decision(decision, requested.decision)
-            self._view(item.state, requested.view)
-            add_legal_moves(codec, item.legal_moves, requested, "legal_moves")
-            return
         entry: LogEntry | None = item.entry
         if entry is None:
-            raise ValueError("a stream item holds an entry or a decision")
+            raise ValueError("not a log entry; decisions are encoded by decision_bytes")
+        out.state_version = item.state_version
         set_timestamp(out.time, entry.time)
         if entry.kind is EventKind.MATCH_STARTED:
             encode_match(match, out.match_started.match, at_start=True)
