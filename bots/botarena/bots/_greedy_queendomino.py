@@ -26,6 +26,7 @@ exactly its price is not built).
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable, Sequence
 
@@ -141,7 +142,7 @@ class _Position:
         if action == "place":
             return self._placement_gain(_domino(game.turn.domino), move.place)
         if action == "tax":
-            sizes = {cell: len(t.cells) for t in territories(self.kingdom) for cell in t.cells}
+            sizes = self._territory_sizes
             return sum(sizes[(c.x, c.y)] for c in move.tax.cells) / 3
         if action == "build":
             return self._build_gain(game, move.build)
@@ -156,19 +157,25 @@ class _Position:
             return -1 / 3
         return 0.0  # skip, discard
 
-    def _placement_gain(self, domino: Domino, place: queendomino_pb2.QueendominoPlace) -> float:
-        placement = DominoPlacement((place.cell.x, place.cell.y), _ROTATION[place.rotation])
+    @functools.cached_property
+    def _territory_sizes(self) -> dict[Cell, int]:
+        """The size of the territory of every square (the tax a knight there collects)."""
+        return {cell: len(t.cells) for t in territories(self.kingdom) for cell in t.cells}
+
+    def _placed_gain(self, domino: Domino, placement: DominoPlacement) -> float:
         kingdom = self.kingdom.place(domino, placement)
         value = self._value(kingdom, coins=self.coins, knights=self.knights, towers=self.towers)
         return value - self.value
 
+    def _placement_gain(self, domino: Domino, place: queendomino_pb2.QueendominoPlace) -> float:
+        placement = DominoPlacement((place.cell.x, place.cell.y), _ROTATION[place.rotation])
+        return self._placed_gain(domino, placement)
+
     def _best_placement_gain(self, domino: Domino) -> float:
-        best = float("-inf")
-        for placement in self.kingdom.legal_placements(domino):
-            kingdom = self.kingdom.place(domino, placement)
-            value = self._value(kingdom, coins=self.coins, knights=self.knights, towers=self.towers)
-            best = max(best, value - self.value)
-        return best if best != float("-inf") else -10.0
+        placements = self.kingdom.legal_placements(domino)
+        if not placements:
+            return -10.0  # it would be discarded
+        return max(self._placed_gain(domino, placement) for placement in placements)
 
     def _build_gain(
         self, game: queendomino_pb2.QueendominoView, build: queendomino_pb2.QueendominoBuild
