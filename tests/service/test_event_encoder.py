@@ -1,5 +1,6 @@
-"""The stream's decision path: a decision serialized by hand, its legal moves appended as
-wire entries, parses to exactly the message built field by field with the codec."""
+"""The stream's events are assembled from serialized parts (views spliced, a decision's
+legal moves appended as wire entries); each parses to exactly the message built field by
+field with the codec."""
 
 from __future__ import annotations
 
@@ -8,10 +9,16 @@ import asyncio
 import pytest
 
 from botarena.server.games import get_rules
-from botarena.server.match import MatchManager, MatchSettings, StreamItem
-from botarena.server.service._convert import EventEncoder, encode_decision, encode_view
-from botarena.server.service.codecs import codec_for_game, set_timestamp
-from botarena.v1 import match_service_pb2
+from botarena.server.match import EventKind, MatchManager, MatchSettings, StreamItem
+from botarena.server.service._convert import (
+    EventEncoder,
+    _encode_outcome,
+    encode_decision,
+    encode_match,
+    encode_view,
+)
+from botarena.server.service.codecs import codec_for_game, set_duration, set_timestamp
+from botarena.v1 import match_pb2, match_service_pb2
 
 
 def _expected(
@@ -69,7 +76,7 @@ def test_decision_bytes_parse_to_the_decision_built_field_by_field(
         encoder = EventEncoder(manager.matches()[0], item.decision.seat)
         if prepared:
             encoder.prepare_decision(item.decision)
-        fast = match_service_pb2.StreamMatchEventsResponse.FromString(encoder.decision_bytes(item))
+        fast = match_service_pb2.StreamMatchEventsResponse.FromString(encoder.event_bytes(item))
         assert fast == _expected(manager, item)
         assert len(fast.event.decision_requested.legal_moves) == len(item.legal_moves)
         manager.close()
@@ -93,6 +100,91 @@ def test_a_prepared_decision_that_was_answered_meanwhile_is_not_used() -> None:
         # The seat's decision is no longer pending: preparing it does nothing.
         encoder.prepare_decision(decision)
         assert encoder._prepared is None
+        manager.close()
+
+    asyncio.run(scenario())
+
+
+def _expected_entry(
+    manager: MatchManager, item: StreamItem, viewer: int | None
+) -> match_service_pb2.StreamMatchEventsResponse:
+    """A log entry's response built field by field."""
+    entry = item.entry
+    assert entry is not None
+    match = manager.matches()[0]
+    codec = codec_for_game(match.settings.game)
+    response = match_service_pb2.StreamMatchEventsResponse()
+    event = response.event
+    event.state_version = item.state_version
+    set_timestamp(event.time, entry.time)
+    if entry.kind is EventKind.MATCH_STARTED:
+        encode_match(match, event.match_started.match, at_start=True)
+    elif entry.kind is EventKind.MOVE_APPLIED:
+        applied = event.move_applied
+        applied.seat = entry.seat or 0
+        redact = viewer != entry.seat and not match.finished
+        applied.move.CopyFrom(codec.encode_move(entry.move, redact=redact))
+        applied.by_timeout_policy = entry.by_timeout
+        set_duration(applied.think_time, entry.think_time or 0.0)
+        encode_view(match, item.state, viewer, with_history=False, out=applied.view)
+    elif entry.kind is EventKind.SEAT_FORFEITED:
+        event.seat_forfeited.seat = entry.seat or 0
+        event.seat_forfeited.reason = entry.reason or ""
+    else:
+        assert entry.result is not None
+        _encode_outcome(entry.result, event.match_finished.outcome)
+    return response
+
+
+@pytest.mark.parametrize(("game", "seats"), [("qwirkle", 2), ("qwixx", 3), ("queendomino", 4)])
+@pytest.mark.parametrize("viewer", [None, 0, 1], ids=["spectator", "seat0", "seat1"])
+def test_every_log_entry_parses_to_the_event_built_field_by_field(
+    game: str, seats: int, viewer: int | None
+) -> None:
+    async def scenario() -> None:
+        manager, _ = await _decision_item(game, seats, moves=8)
+        match = manager.matches()[0]
+        match_id = match.match_id
+        encoder = EventEncoder(match, viewer)
+        kinds = set()
+
+        async def check_log() -> None:
+            async for item in manager.stream(match_id, viewer, 0):
+                if item.entry is None:  # the viewer's decision: the log is through
+                    break
+                kinds.add(item.entry.kind)
+                fast = match_service_pb2.StreamMatchEventsResponse.FromString(
+                    encoder.event_bytes(item)
+                )
+                assert fast == _expected_entry(manager, item, viewer)
+                if item.state_version == match.state_version:
+                    break
+
+        await check_log()  # while it runs: other seats' moves may be redacted
+        # Resignations end it: forfeits and the finish are in the log too.
+        for seat in range(seats - 1):
+            manager.resign(match_id, match.tokens[seat])
+        assert match.finished
+        await check_log()
+        assert kinds == set(EventKind)
+        manager.close()
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize(("game", "seats"), [("qwirkle", 2), ("qwixx", 3), ("queendomino", 4)])
+def test_view_bytes_are_the_serialized_view_byte_for_byte(game: str, seats: int) -> None:
+    async def scenario() -> None:
+        manager, _ = await _decision_item(game, seats, moves=10)
+        match = manager.matches()[0]
+        codec = codec_for_game(game)
+        for version in (0, 1, match.state_version):
+            state = match.state_at(version)
+            for viewer in (None, *range(seats)):
+                view = match.rules.view(state, viewer)
+                plain = match_pb2.PlayerView()
+                codec.encode_view(view, viewer, with_history=False, out=plain)
+                assert codec.view_bytes(view, viewer) == plain.SerializeToString()
         manager.close()
 
     asyncio.run(scenario())

@@ -121,3 +121,13 @@ def test_legal_moves_appended_in_one_parse_equal_the_plain_encoding() -> None:
             assert list(out.legal_moves) == plain
             assert out.decision.seat == seat
         state = QWIRKLE.apply(state, seat, moves[turn % len(moves)])
+
+
+def test_a_cached_legal_move_entry_is_rebuilt_when_its_score_changes() -> None:
+    # Entries are cached by placements; the same placements score differently once the
+    # board around them changes.
+    placements = (Placement(0, 0, Tile.RED_CIRCLE), Placement(1, 0, Tile.RED_SQUARE))
+    for score in (2, 5, 2):
+        out = match_pb2.DecisionRequested()
+        add_legal_moves(CODEC, [Place(placements, score=score)], out, "legal_moves")
+        assert out.legal_moves[0].qwirkle.place.score == score

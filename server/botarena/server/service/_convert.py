@@ -260,20 +260,39 @@ def _field_tag(message: type[Message], field: str) -> bytes:
 
 _EVENT_TAG = _field_tag(match_service_pb2.StreamMatchEventsResponse, "event")
 _DECISION_REQUESTED_TAG = _field_tag(match_pb2.MatchEvent, "decision_requested")
+_MOVE_APPLIED_TAG = _field_tag(match_pb2.MatchEvent, "move_applied")
+_APPLIED_VIEW_TAG = _field_tag(match_pb2.MoveApplied, "view")
+_DECISION_VIEW_TAG = _field_tag(match_pb2.DecisionRequested, "view")
 _LEGAL_MOVES_FIELD = match_pb2.DecisionRequested.DESCRIPTOR.fields_by_name["legal_moves"].number
+
+
+def _length_delimited(tag: bytes, payload: bytes) -> bytes:
+    return tag + encode_varint(len(payload)) + payload
+
+
+def _response_bytes(event: match_pb2.MatchEvent, tag: bytes = b"", payload: bytes = b"") -> bytes:
+    """A ``StreamMatchEventsResponse`` holding ``event``, with ``payload`` (its ``kind``,
+    serialized) appended under ``tag`` when given."""
+    event_bytes = event.SerializeToString()
+    if tag:
+        event_bytes += _length_delimited(tag, payload)
+    return _length_delimited(_EVENT_TAG, event_bytes)
 
 
 class EventEncoder:
     """Encodes the stream items of one subscriber of one match, as ``viewer`` may see them.
 
-    A seat's stream carries the view of one version twice in a row: in the ``MoveApplied``
-    that reaches it and in the ``DecisionRequested`` that follows. The encoder keeps the
-    last view it built and copies it (a C-level copy) instead of building it again.
+    Every item goes out as the serialized ``StreamMatchEventsResponse``
+    (:meth:`event_bytes`), assembled from serialized parts:
 
-    A decision is sent as bytes (:meth:`decision_bytes`): its legal moves, the bulk of the
-    message, are wire entries appended to the rest, never parsed into messages to be
-    serialized again. :meth:`prepare_decision` encodes them ahead of time, so that a
-    stream can do it while the event before the decision is still being sent.
+    - The view, the bulk of a ``MoveApplied``, is serialized once per state and spliced in.
+      A seat's stream carries the view of one version twice in a row (in the
+      ``MoveApplied`` that reaches it and in the ``DecisionRequested`` that follows), so
+      the second is free.
+    - A decision's legal moves are the codec's wire entries appended to the rest, never
+      parsed into messages to be serialized again. :meth:`prepare_decision` encodes them
+      ahead of time, so that a stream can do it while the event before the decision is
+      still being sent.
 
     Args:
         match: The match the items come from.
@@ -284,7 +303,7 @@ class EventEncoder:
         self._match = match
         self._viewer = viewer
         self._codec = codec_for_game(match.settings.game)
-        self._last_view: tuple[Any, match_pb2.PlayerView] | None = None
+        self._last_view: tuple[Any, bytes] | None = None
         self._prepared: tuple[int, bytes] | None = None
 
     def prepare_decision(self, decision: PendingDecision) -> None:
@@ -296,15 +315,38 @@ class EventEncoder:
         entries = self._codec.legal_move_entries(moves, _LEGAL_MOVES_FIELD)
         self._prepared = (decision.decision_id, entries)
 
-    def decision_bytes(self, item: StreamItem) -> bytes:
-        """Return the serialized ``StreamMatchEventsResponse`` of a decision item.
+    def event_bytes(self, item: StreamItem) -> bytes:
+        """Return the serialized ``StreamMatchEventsResponse`` of ``item``."""
+        if item.decision is not None:
+            return self._decision_bytes(item, item.decision)
+        entry: LogEntry | None = item.entry
+        if entry is None:
+            raise ValueError("a stream item with neither a log entry nor a decision")
+        match = self._match
+        event = match_pb2.MatchEvent(state_version=item.state_version)
+        set_timestamp(event.time, entry.time)
+        if entry.kind is EventKind.MOVE_APPLIED:
+            # RULES.md (Qwirkle): after the match ends the full log may be public.
+            redact = self._viewer != entry.seat and not match.finished
+            applied = match_pb2.MoveApplied(
+                seat=entry.seat or 0,
+                move=self._codec.encode_move(entry.move, redact=redact),
+                by_timeout_policy=entry.by_timeout,
+            )
+            set_duration(applied.think_time, entry.think_time or 0.0)
+            view = _length_delimited(_APPLIED_VIEW_TAG, self._view_bytes(item.state))
+            return _response_bytes(event, _MOVE_APPLIED_TAG, applied.SerializeToString() + view)
+        if entry.kind is EventKind.MATCH_STARTED:
+            encode_match(match, event.match_started.match, at_start=True)
+        elif entry.kind is EventKind.SEAT_FORFEITED:
+            event.seat_forfeited.seat = entry.seat or 0
+            event.seat_forfeited.reason = entry.reason or ""
+        elif entry.result is not None:
+            _encode_outcome(entry.result, event.match_finished.outcome)
+        return _response_bytes(event)
 
-        The one way a decision is encoded: its ``DecisionRequested`` holds the decision,
-        the viewer's view and the legal moves.
-        """
-        decision = item.decision
-        if decision is None:
-            raise ValueError("not a decision item")
+    def _decision_bytes(self, item: StreamItem, decision: PendingDecision) -> bytes:
+        # DecisionRequested: the decision, the viewer's view, the legal moves.
         prepared = self._prepared
         if prepared is not None and prepared[0] == decision.decision_id:
             entries = prepared[1]
@@ -315,46 +357,23 @@ class EventEncoder:
         set_timestamp(event.time, _requested_time(decision))
         requested = match_pb2.DecisionRequested()
         encode_decision(decision, requested.decision)
-        self._view(item.state, requested.view)
-        body = requested.SerializeToString() + entries
-        event_bytes = (
-            event.SerializeToString() + _DECISION_REQUESTED_TAG + encode_varint(len(body)) + body
+        body = (
+            requested.SerializeToString()
+            + _length_delimited(_DECISION_VIEW_TAG, self._view_bytes(item.state))
+            + entries
         )
-        return _EVENT_TAG + encode_varint(len(event_bytes)) + event_bytes
+        return _response_bytes(event, _DECISION_REQUESTED_TAG, body)
 
-    def encode(self, item: StreamItem, out: match_pb2.MatchEvent) -> None:
-        """Write a log-entry item into the empty ``out`` (a decision: :meth:`decision_bytes`)."""
-        match, codec = self._match, self._codec
-        entry: LogEntry | None = item.entry
-        if entry is None:
-            raise ValueError("not a log entry; decisions are encoded by decision_bytes")
-        out.state_version = item.state_version
-        set_timestamp(out.time, entry.time)
-        if entry.kind is EventKind.MATCH_STARTED:
-            encode_match(match, out.match_started.match, at_start=True)
-        elif entry.kind is EventKind.MOVE_APPLIED:
-            applied = out.move_applied
-            applied.seat = entry.seat or 0
-            # RULES.md (Qwirkle): after the match ends the full log may be public.
-            redact = self._viewer != entry.seat and not match.finished
-            applied.move.CopyFrom(codec.encode_move(entry.move, redact=redact))
-            applied.by_timeout_policy = entry.by_timeout
-            set_duration(applied.think_time, entry.think_time or 0.0)
-            self._view(item.state, applied.view)
-        elif entry.kind is EventKind.SEAT_FORFEITED:
-            out.seat_forfeited.seat = entry.seat or 0
-            out.seat_forfeited.reason = entry.reason or ""
-        elif entry.result is not None:
-            _encode_outcome(entry.result, out.match_finished.outcome)
-
-    def _view(self, state: Any, out: match_pb2.PlayerView) -> None:
+    def _view_bytes(self, state: Any) -> bytes:
+        """The serialized ``PlayerView`` of ``state`` for the viewer."""
         # Engine states are immutable: the same state object means the same view.
         last = self._last_view
         if last is not None and last[0] is state:
-            out.CopyFrom(last[1])
-            return
-        encode_view(self._match, state, self._viewer, with_history=False, out=out)
-        self._last_view = (state, out)
+            return last[1]
+        viewer = self._viewer
+        data = self._codec.view_bytes(self._match.rules.view(state, viewer), viewer)
+        self._last_view = (state, data)
+        return data
 
 
 def _requested_time(decision: PendingDecision) -> float:

@@ -38,8 +38,8 @@ def _lenient(message_type: type[Message]) -> Callable[[bytes], object]:
 
 
 def _serialize(message: Message | bytes) -> bytes:
-    # A servicer may hand over a message it serialized itself (a decision: see
-    # EventEncoder.decision_bytes).
+    # A servicer may hand over a message it serialized itself (stream events: see
+    # EventEncoder.event_bytes).
     return message if isinstance(message, bytes) else message.SerializeToString()
 
 

@@ -211,13 +211,13 @@ class MatchServicer:
     @handle_stream_errors
     async def StreamMatchEvents(
         self, request: match_service_pb2.StreamMatchEventsRequest, context: Context
-    ) -> AsyncIterator[match_service_pb2.StreamMatchEventsResponse | bytes]:
+    ) -> AsyncIterator[bytes]:
         """Stream the match's events as the caller may see them.
 
-        A decision goes out as serialized bytes (``EventEncoder.decision_bytes``). When the
-        event just yielded leaves this seat to decide, its legal moves are encoded in a
-        loop callback, which runs while grpc sends that event: the decision is then ready
-        when grpc asks for the next item.
+        Every event goes out as serialized bytes (``EventEncoder.event_bytes``). When the
+        event about to be yielded leaves this seat to decide, its legal moves are encoded
+        in a loop callback, which runs while grpc sends that event: the decision is then
+        ready when grpc asks for the next item.
         """
         match_id = _match_id(request.match, context)
         if request.after_state_version < 0:
@@ -228,15 +228,11 @@ class MatchServicer:
         encoder = EventEncoder(match, seat)
         loop = asyncio.get_running_loop()
         async for item in self.manager.stream(match_id, seat, request.after_state_version):
-            if item.decision is not None:
-                yield encoder.decision_bytes(item)
-                continue
-            response = match_service_pb2.StreamMatchEventsResponse()
-            encoder.encode(item, response.event)  # built in place: no copy of the event
-            decision = match.pending.get(seat) if seat is not None else None
-            if decision is not None and item.state_version == match.state_version:
-                loop.call_soon(encoder.prepare_decision, decision)
-            yield response
+            if item.decision is None and seat is not None:
+                decision = match.pending.get(seat)
+                if decision is not None and item.state_version == match.state_version:
+                    loop.call_soon(encoder.prepare_decision, decision)
+            yield encoder.event_bytes(item)
 
 
 def _match_id(name: str, context: Context) -> str:

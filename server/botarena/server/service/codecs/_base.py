@@ -19,6 +19,7 @@ __all__ = [
     "codec_for_proto",
     "duration_seconds",
     "encode_varint",
+    "serialized_view",
     "set_duration",
     "set_timestamp",
 ]
@@ -89,6 +90,21 @@ class GameCodec(Protocol):
     ) -> None:
         """Write an engine view for ``seat`` (``None``: spectator) into the empty ``out``."""
         ...
+
+    def view_bytes(self, view: object, seat: Seat | None) -> bytes:
+        """Return the serialized ``PlayerView`` of an engine view, without history.
+
+        Parsed, it equals what :meth:`encode_view` writes with ``with_history=False``.
+        Every stream event of a move carries one (see ``EventEncoder``).
+        """
+        ...
+
+
+def serialized_view(codec: GameCodec, view: object, seat: Seat | None) -> bytes:
+    """:meth:`GameCodec.view_bytes` by way of the message, for codecs with no faster path."""
+    out = match_pb2.PlayerView()
+    codec.encode_view(view, seat, with_history=False, out=out)
+    return out.SerializeToString()
 
 
 def encode_varint(value: int) -> bytes:

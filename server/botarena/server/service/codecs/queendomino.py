@@ -60,7 +60,7 @@ from botarena.server.games.queendomino.views import (
     TurnView,
 )
 from botarena.server.match import InvalidRequestError
-from botarena.server.service.codecs._base import LegalMoveCache
+from botarena.server.service.codecs._base import LegalMoveCache, serialized_view
 from botarena.v1 import match_pb2, queendomino_pb2
 
 __all__ = ["MAX_COORDINATE", "QueendominoCodec", "decode_move", "encode_move"]
@@ -341,6 +341,10 @@ class QueendominoCodec:
     def legal_move_entries(self, moves: Sequence[object], field_number: int) -> bytes:
         """Return legal moves as entries of a repeated ``Move`` field, from cached bytes."""
         return _LEGAL_MOVES.entries(moves, field_number)
+
+    def view_bytes(self, view: object, seat: Seat | None) -> bytes:
+        """Return the serialized ``PlayerView`` of ``view``, without history."""
+        return serialized_view(self, view, seat)
 
     def encode_view(
         self, view: object, seat: Seat | None, *, with_history: bool, out: match_pb2.PlayerView
