@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from types import SimpleNamespace
 from typing import Any
 
@@ -48,7 +48,7 @@ class StreamCuttingManager(MatchManager):
 
     async def stream(
         self, match_id: str, seat: int | None, after_state_version: int
-    ) -> AsyncIterator[StreamItem]:
+    ) -> AsyncGenerator[StreamItem, None]:
         self.opened.append(after_state_version)
         cut = self.cuts_left > 0
         self.cuts_left -= cut

@@ -93,7 +93,9 @@ class MatchServiceStub:
     """Streams a match's events as the caller may see them, starting after
     after_state_version, and ends after MatchFinished. A seat's stream also carries
     DecisionRequested whenever that seat must act. Reconnect with the last version seen
-    to resume without gaps or repeats.
+    to resume without gaps or repeats. Seats that must act are served first: after a
+    change, the other streams (spectators' too) get their events once a deciding seat's
+    stream has sent its decision, or at most 50 ms later.
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
     PERMISSION_DENIED (SEAT_TOKEN_INVALID), OUT_OF_RANGE (STATE_VERSION_AHEAD).
@@ -164,7 +166,9 @@ class MatchServiceAsyncStub(MatchServiceStub):
     """Streams a match's events as the caller may see them, starting after
     after_state_version, and ends after MatchFinished. A seat's stream also carries
     DecisionRequested whenever that seat must act. Reconnect with the last version seen
-    to resume without gaps or repeats.
+    to resume without gaps or repeats. Seats that must act are served first: after a
+    change, the other streams (spectators' too) get their events once a deciding seat's
+    stream has sent its decision, or at most 50 ms later.
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
     PERMISSION_DENIED (SEAT_TOKEN_INVALID), OUT_OF_RANGE (STATE_VERSION_AHEAD).
@@ -274,7 +278,9 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         """Streams a match's events as the caller may see them, starting after
         after_state_version, and ends after MatchFinished. A seat's stream also carries
         DecisionRequested whenever that seat must act. Reconnect with the last version seen
-        to resume without gaps or repeats.
+        to resume without gaps or repeats. Seats that must act are served first: after a
+        change, the other streams (spectators' too) get their events once a deciding seat's
+        stream has sent its decision, or at most 50 ms later.
 
         Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
         PERMISSION_DENIED (SEAT_TOKEN_INVALID), OUT_OF_RANGE (STATE_VERSION_AHEAD).

@@ -5,6 +5,12 @@ command never interleaves with another: no locks. After every change the manager
 the match's stream subscribers (one ``asyncio.Event`` per match, replaced on each change)
 and re-arms the match's single deadline timer for its earliest pending decision.
 
+Seats on the clock are served first. After a change, a stream of a seat that owes no
+decision (or a spectator's) waits until a deciding seat's stream has announced its
+decision, so the deciding bot's clock is not spent on encoding and sending events that
+nobody waits for. It waits only while a deciding seat has a stream open, and at most
+``_MAX_DEFERRAL`` (a deciding stream that stops reading holds nobody up for long).
+
 With a store, every change is committed first: the new log entries, the seats' time
 banks and counters, and the result, in one transaction, before any subscriber is woken.
 Streams show only committed entries, so a decision is announced only once the entry
@@ -19,8 +25,8 @@ import asyncio
 import contextvars
 import secrets
 import time
-from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections import Counter, OrderedDict
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,6 +71,8 @@ _logger = structlog.get_logger("botarena.match")
 # A timer may fire a hair before the deadline it was set for (the loop rounds); a late
 # margin avoids a wasted wake-up and re-arm.
 _TIMER_MARGIN = 0.001
+# The longest a bystander's stream waits for a deciding seat's stream (module docstring).
+_MAX_DEFERRAL = 0.05
 _CREATE_CACHE_SIZE = 1024
 
 
@@ -98,6 +106,21 @@ class _Slot:
     durable_version: int
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     timer: asyncio.TimerHandle | None = None
+    # Set once bystanders' streams may go on after the last change (module docstring).
+    served: asyncio.Event = field(default_factory=asyncio.Event)
+    served_timer: asyncio.TimerHandle | None = None
+    # Open streams per seat (None: spectators).
+    listeners: Counter[Seat | None] = field(default_factory=Counter)
+
+    def __post_init__(self) -> None:
+        self.served.set()
+
+    def serve(self) -> None:
+        """Let bystanders' streams go on."""
+        self.served.set()
+        if self.served_timer is not None:
+            self.served_timer.cancel()
+            self.served_timer = None
 
 
 class MatchManager:
@@ -339,7 +362,7 @@ class MatchManager:
 
     async def stream(
         self, match_id: str, seat: Seat | None, after_state_version: int
-    ) -> AsyncIterator[StreamItem]:
+    ) -> AsyncGenerator[StreamItem, None]:
         """Yield the match's log entries after ``after_state_version``, then follow it live.
 
         ``after_state_version`` 0 starts from the beginning, ``MATCH_STARTED`` included.
@@ -357,36 +380,47 @@ class MatchManager:
             raise StateVersionAheadError(after_state_version, slot.durable_version)
         cursor = after_state_version if after_state_version > 0 else -1
         announced: int | None = None
-        while True:
-            changed = slot.changed
-            # Only committed entries are shown (the module docstring). Copy what is new
-            # before yielding: the consumer may be slow while the match moves on; the log
-            # is append-only, so later entries are picked up next round.
-            for entry in match.events[cursor + 1 : slot.durable_version + 1]:
-                cursor = entry.state_version
-                yield StreamItem(cursor, match.state_at(cursor), entry=entry)
-                if entry.kind is EventKind.MATCH_FINISHED:
+        slot.listeners[seat] += 1
+        try:
+            while True:
+                changed = slot.changed
+                # Only committed entries are shown (the module docstring). Copy what is
+                # new before yielding: the consumer may be slow while the match moves on;
+                # the log is append-only, so later entries are picked up next round.
+                for entry in match.events[cursor + 1 : slot.durable_version + 1]:
+                    cursor = entry.state_version
+                    yield StreamItem(cursor, match.state_at(cursor), entry=entry)
+                    if entry.kind is EventKind.MATCH_FINISHED:
+                        return
+                decision = match.pending.get(seat) if seat is not None else None
+                if (
+                    decision is not None
+                    and decision.decision_id != announced
+                    and cursor == match.state_version == slot.durable_version
+                ):
+                    announced = decision.decision_id
+                    yield StreamItem(
+                        cursor,
+                        match.state,
+                        decision=decision,
+                        legal_moves=match.legal_moves(decision.seat),
+                    )
+                    # The consumer is back for more: the decision is out (grpc asks for
+                    # the next message once the last one is sent).
+                    slot.serve()
+                    continue
+                if match.finished and cursor >= match.state_version:
                     return
-            decision = match.pending.get(seat) if seat is not None else None
-            if (
-                decision is not None
-                and decision.decision_id != announced
-                and cursor == match.state_version == slot.durable_version
-            ):
-                announced = decision.decision_id
-                yield StreamItem(
-                    cursor,
-                    match.state,
-                    decision=decision,
-                    legal_moves=match.legal_moves(decision.seat),
-                )
-                continue
-            if match.finished and cursor >= match.state_version:
-                return
-            if cursor >= slot.durable_version:
-                await changed.wait()
-            if self._closed:
-                return
+                if cursor >= slot.durable_version:
+                    await changed.wait()
+                    if seat not in match.pending:
+                        await slot.served.wait()
+                if self._closed:
+                    return
+        finally:
+            slot.listeners[seat] -= 1
+            if seat in match.pending and not slot.listeners[seat]:
+                slot.serve()  # nobody is left to announce this seat's decision
 
     def recover(self) -> int:
         """Rebuild every unfinished match of the store and restart its clocks.
@@ -430,6 +464,7 @@ class MatchManager:
                 slot.timer.cancel()
                 slot.timer = None
             slot.changed.set()
+            slot.serve()
 
     # ------------------------------------------------------------------ internals
 
@@ -530,6 +565,14 @@ class MatchManager:
         match = slot.match
         woken, slot.changed = slot.changed, asyncio.Event()
         woken.set()
+        slot.serve()  # whoever still waits on the last change goes on
+        if any(slot.listeners[seat] for seat in match.pending):
+            slot.served = asyncio.Event()
+            # A fresh context for timers: they must not log with the bindings of the
+            # request that happened to arm them.
+            slot.served_timer = asyncio.get_running_loop().call_later(
+                _MAX_DEFERRAL, slot.serve, context=contextvars.Context()
+            )
         if slot.timer is not None:
             slot.timer.cancel()
             slot.timer = None
@@ -539,10 +582,7 @@ class MatchManager:
         deadline = match.next_deadline()
         if deadline is not None:
             delay = max(0.0, deadline - self._clock()) + _TIMER_MARGIN
-            loop = asyncio.get_running_loop()
-            # A fresh context: the timer must not log with the bindings of the request
-            # that happened to arm it.
-            slot.timer = loop.call_later(
+            slot.timer = asyncio.get_running_loop().call_later(
                 delay, self._on_deadline, match_id, context=contextvars.Context()
             )
 
