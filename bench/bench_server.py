@@ -3,18 +3,18 @@
 
 Usage: ``python bench/bench_server.py [--hops N] [--matches M]``
 
-Part 1, in one process on 127.0.0.1: the round trip of a move through the server (seat A
-calls SubmitMove; the time until seat B's stream delivers its DecisionRequested) against
-a raw grpc.aio echo that moves the same bytes the same way: a unary call carrying the
-SubmitMoveRequest/Response of the server run, and pushes onto two server streams of the
-events the server sent (MoveApplied to both seats, DecisionRequested to B). The echo
-server passes bytes through; both clients serialize and parse the same messages with the
-same types and read their streams alike (a task per stream, events timed on arrival),
-since they share the process and event loop with the server they measure.
-The engine's own time (every Rules call the server makes) is measured per hop, between
-the submit and the arrival, and subtracted per hop before the median; both are printed.
-The server and the echo run in alternating rounds, so that load from other processes
-weighs on both alike.
+Part 1, on 127.0.0.1: the round trip of a move through the server (seat A calls
+SubmitMove; the time until seat B's stream delivers its DecisionRequested) against a raw
+grpc.aio echo that moves the same bytes the same way: a unary call carrying the
+SubmitMoveRequest/Response and the call metadata of the server run, and pushes onto two
+server streams of the events the server sent, in the server's order (MoveApplied and
+DecisionRequested to B, then MoveApplied to A). The echo server passes bytes through.
+The clients run in a child process, as bots do, and do the same work for both: serialize
+the same requests, parse every reply and event with the same types, read their streams
+alike (a task per stream, events timed on arrival). The engine's own time (every Rules
+call the server makes between the submit and the decision) is measured per hop in the
+server and subtracted per hop before the median; both are printed. The server and the
+echo run in alternating rounds, so that load from other processes weighs on both alike.
 
 Part 2: a server in a child process holds ``--matches`` Qwirkle matches whose two seats
 each keep an event stream open and never move on their own. It prints the server's
@@ -29,13 +29,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
+import json
 import logging
 import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from typing import Any
 
 # Before grpc loads: its C core logs each GOAWAY of a stopped server at INFO otherwise
@@ -92,45 +95,37 @@ def _percentile(values: Sequence[float], fraction: float) -> float:
 
 
 # --------------------------------------------------------------------------- part 1
+#
+# The clients run in a child process, as bots do: a client's work (parsing events,
+# choosing, submitting) then runs beside the server's, not between its steps, and what
+# the server does after a message has gone out is not on that message's path.
 
 
-class _ServerRun:
-    """What the server part measured: per hop, the round trip and the engine time in it."""
-
-    def __init__(self) -> None:
-        self.samples: list[float] = []
-        self.engine: list[float] = []
-        # Every message the clients saw, serialized after the run (not while timing): the
-        # echo replays the same bytes, and its client parses them with the same types.
-        self.requests: list[Any] = []
-        self.responses: list[Any] = []
-        self.applied: list[Any] = []
-        self.decisions: list[Any] = []
-        self.seed = 0  # the last match's seed: a later round goes on with new matches
-
-    def wire(self) -> dict[str, list[bytes]]:
-        return {
-            name: [message.SerializeToString() for message in messages]
-            for name, messages in (
-                ("request", self.requests),
-                ("response", self.responses),
-                ("applied", self.applied),
-                ("decision", self.decisions),
-            )
-        }
+def _write_messages(path: str, messages: dict[str, list[bytes]]) -> None:
+    with open(path, "w") as out:
+        json.dump(
+            {name: [base64.b64encode(m).decode() for m in ms] for name, ms in messages.items()}, out
+        )
 
 
-async def _server_round_trips(hops: int, run: _ServerRun) -> None:
-    """Add ``hops`` samples to ``run``."""
-    rules = TimedRules(QWIRKLE)
-    manager = MatchManager(games=lambda name: rules)
-    server, port = await create_server("127.0.0.1:0", manager=manager)
-    hops += len(run.samples)
+def _read_messages(path: str) -> dict[str, list[bytes]]:
+    with open(path) as data:
+        return {name: [base64.b64decode(m) for m in ms] for name, ms in json.load(data).items()}
+
+
+async def _play_server(port: int, hops: int, seed: int, wire_path: str) -> list[Any]:
+    """The client of a server round (child process): play ``hops`` hops, first placements.
+
+    Returns one ``[match name, decision version, seconds]`` per hop, and writes every
+    message it sent and received to ``wire_path`` for the echo (serialized after the
+    run, not while timing).
+    """
+    samples: list[Any] = []
+    seen: dict[str, list[Any]] = {"request": [], "response": [], "applied": [], "decision": []}
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
         stub = match_service_pb2_grpc.MatchServiceStub(channel)
-        while len(run.samples) < hops:
-            run.seed += 1
-            seed = run.seed
+        while len(samples) < hops:
+            seed += 1
             created = await stub.CreateMatch(
                 match_service_pb2.CreateMatchRequest(
                     config=match_pb2.MatchConfig(game=match_pb2.GAME_QWIRKLE, seed=seed)
@@ -138,73 +133,149 @@ async def _server_round_trips(hops: int, run: _ServerRun) -> None:
             )
             name = created.match.name
             tokens = [seat.token for seat in created.seat_tokens]
-            events: asyncio.Queue[tuple[float, float, Any]] = asyncio.Queue()
+            events: asyncio.Queue[tuple[float, Any]] = asyncio.Queue()
 
             async def pump(
                 seat: int,
                 name: str = name,
                 tokens: list[str] = tokens,
-                events: asyncio.Queue[tuple[float, float, Any]] = events,
+                events: asyncio.Queue[tuple[float, Any]] = events,
             ) -> None:
                 request = match_service_pb2.StreamMatchEventsRequest(match=name)
                 metadata = _bearer(tokens[seat])
                 async for response in stub.StreamMatchEvents(request, metadata=metadata):
-                    # The engine's clock is read with the arrival: the engine time of a
-                    # hop is what the engine spent between the submit and this arrival.
-                    await events.put((time.perf_counter(), rules.seconds, response))
+                    await events.put((time.perf_counter(), response))
 
             pumps = [asyncio.create_task(pump(seat)) for seat in (0, 1)]
-            submitted_at: tuple[float, float] | None = None
-            while len(run.samples) < hops:
-                arrived, engine_seconds, response = await events.get()
+            submitted_at: float | None = None
+            while len(samples) < hops:
+                arrived, response = await events.get()
                 event = response.event
                 kind = event.WhichOneof("kind")
                 if kind == "move_applied":
-                    run.applied.append(response)
+                    seen["applied"].append(response)
                 if kind == "match_finished":
                     break
                 if kind != "decision_requested":
                     continue
                 if submitted_at is not None:
-                    run.samples.append(arrived - submitted_at[0])
-                    run.engine.append(engine_seconds - submitted_at[1])
-                    run.decisions.append(response)
+                    samples.append([name, event.state_version, arrived - submitted_at])
+                    seen["decision"].append(response)
                 seat = event.decision_requested.decision.seat
                 move = _first_place(event.decision_requested.legal_moves)
                 request = match_service_pb2.SubmitMoveRequest(
                     match=name, move=move, expected_state_version=event.state_version
                 )
-                run.requests.append(request)
-                submitted_at = (time.perf_counter(), rules.seconds)
+                seen["request"].append(request)
+                submitted_at = time.perf_counter()
                 reply = await stub.SubmitMove(request, metadata=_bearer(tokens[seat]))
-                run.responses.append(reply)
+                seen["response"].append(reply)
             for task in pumps:
                 task.cancel()
             await asyncio.gather(*pumps, return_exceptions=True)
-    await server.stop(None)
+    wire = {name: [m.SerializeToString() for m in messages] for name, messages in seen.items()}
+    _write_messages(wire_path, wire)
+    return samples
+
+
+class _TimedManager(MatchManager):
+    """A MatchManager that notes the engine time of each hop, from a submit to the
+    next seat's decision (the clients, in another process, time the hop itself)."""
+
+    def __init__(self, rules: TimedRules) -> None:
+        super().__init__(games=lambda name: rules)
+        self._rules = rules
+        self._at_submit: dict[str, float] = {}
+        self.engine: dict[tuple[str, int], float] = {}  # (match id, decision version)
+
+    def submit(self, match_id: str, token: str | None, move: object, **options: Any) -> Any:
+        self._at_submit[match_id] = self._rules.seconds
+        return super().submit(match_id, token, move, **options)
+
+    async def stream(
+        self, match_id: str, seat: int | None, after_state_version: int
+    ) -> AsyncGenerator[Any, None]:
+        async for item in super().stream(match_id, seat, after_state_version):
+            if item.decision is not None and match_id in self._at_submit:
+                spent = self._rules.seconds - self._at_submit[match_id]
+                self.engine[(match_id, item.state_version)] = spent
+            yield item
+
+
+async def _child(role: str, port: int, hops: int, seed: int, wire_path: str) -> list[Any]:
+    """Run a client round in a child process; return its samples."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        __file__,
+        "--client",
+        role,
+        "--port",
+        str(port),
+        "--hops",
+        str(hops),
+        "--seed",
+        str(seed),
+        "--wire",
+        wire_path,
+        stdout=subprocess.PIPE,
+    )
+    output, _ = await process.communicate()
+    if process.returncode:
+        raise RuntimeError(f"the {role} client exited with {process.returncode}")
+    samples: list[Any] = json.loads(output)
+    return samples
+
+
+class _ServerRun:
+    """What the server rounds measured: per hop, the round trip and the engine time in it."""
+
+    def __init__(self, wire_path: str) -> None:
+        self.samples: list[float] = []
+        self.engine: list[float] = []
+        self.wire_path = wire_path  # the last round's messages, for the echo
+        self.seed = 0  # the last match's seed: a later round goes on with new matches
+
+
+async def _server_round(hops: int, run: _ServerRun) -> None:
+    """Add ``hops`` samples to ``run``."""
+    manager = _TimedManager(TimedRules(QWIRKLE))
+    server, port = await create_server("127.0.0.1:0", manager=manager)
+    try:
+        samples = await _child("server", port, hops, run.seed, run.wire_path)
+    finally:
+        await server.stop(None)
+    run.seed += 10_000
+    for name, version, seconds in samples:
+        run.samples.append(seconds)
+        run.engine.append(manager.engine[(name.removeprefix("matches/"), version)])
 
 
 def _echo_handler(wire: dict[str, list[bytes]]) -> Any:
     streams: dict[int, asyncio.Queue[bytes | None]] = {}
+    bystander: list[bytes] = []  # the mover's event, held until the decision is out
     hop = 0
 
     async def submit(request: bytes, context: Any) -> bytes:
-        # The mover's stream gets the applied move; the next seat's the move and its turn:
-        # the bytes the server sent at one hop of the server run.
+        # The bytes the server sent at one hop of the server run, in the server's order:
+        # the next seat's stream gets the move and its turn; the mover's stream gets the
+        # move once that decision is out (seats on the clock are served first).
         nonlocal hop
         applied, decisions = wire["applied"], wire["decision"]
-        streams[0].put_nowait(applied[2 * hop % len(applied)])
         streams[1].put_nowait(applied[(2 * hop + 1) % len(applied)])
         streams[1].put_nowait(decisions[hop % len(decisions)])
+        bystander.append(applied[2 * hop % len(applied)])
         reply = wire["response"][hop % len(wire["response"])]
         hop += 1
         return reply
 
     async def stream(request: bytes, context: Any) -> AsyncIterator[bytes]:
+        seat = int(request)  # the request says which seat's stream this is
         queue: asyncio.Queue[bytes | None] = asyncio.Queue()
-        streams[int(request)] = queue  # the request says which seat's stream this is
+        streams[seat] = queue
         while (item := await queue.get()) is not None:
             yield item
+            if seat == 1 and queue.empty() and bystander:  # grpc sent the decision
+                streams[0].put_nowait(bystander.pop())
 
     identity: Callable[[bytes], bytes] = lambda data: data  # noqa: E731
     return grpc.method_handlers_generic_handler(
@@ -220,14 +291,23 @@ def _echo_handler(wire: dict[str, list[bytes]]) -> Any:
     )
 
 
-async def _echo_round_trips(hops: int, wire: dict[str, list[bytes]]) -> list[float]:
-    # The echo server moves raw bytes; its client does what the bots of the server run
-    # do (the client shares the process and its event loop with the server): serialize
-    # the request, parse every reply and event with the real message types.
+async def _echo_round(hops: int, wire_path: str) -> list[float]:
     server = grpc.aio.server()
-    server.add_generic_rpc_handlers((_echo_handler(wire),))
+    server.add_generic_rpc_handlers((_echo_handler(_read_messages(wire_path)),))
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
+    try:
+        samples = await _child("echo", port, hops, 0, wire_path)
+    finally:
+        await server.stop(None)
+    return [float(seconds) for seconds in samples]
+
+
+async def _play_echo(port: int, hops: int, wire_path: str) -> list[float]:
+    """The client of an echo round (child process): what the server round's client does
+    (serialize the request, parse every reply and event with the real message types,
+    a task per stream), with the server round's messages."""
+    wire = _read_messages(wire_path)
     identity: Callable[[bytes], bytes] = lambda data: data  # noqa: E731
     serialize: Callable[[Any], bytes] = lambda message: message.SerializeToString()  # noqa: E731
     samples: list[float] = []
@@ -242,8 +322,6 @@ async def _echo_round_trips(hops: int, wire: dict[str, list[bytes]]) -> list[flo
             request_serializer=identity,
             response_deserializer=match_service_pb2.StreamMatchEventsResponse.FromString,
         )
-        # The same client as the server run's: a task per stream puts each event on a
-        # queue with its arrival time; the round trip ends when the turn arrives.
         events: asyncio.Queue[tuple[float, Any]] = asyncio.Queue()
 
         async def pump(call: Any) -> None:
@@ -254,9 +332,12 @@ async def _echo_round_trips(hops: int, wire: dict[str, list[bytes]]) -> list[flo
         pumps = [asyncio.create_task(pump(call)) for call in calls]
         await asyncio.sleep(0.05)  # both streams registered
         requests = [match_service_pb2.SubmitMoveRequest.FromString(r) for r in wire["request"]]
+        # The same call metadata as the server round's (a seat token), so both move the
+        # same bytes.
+        metadata = _bearer("0" * 16 + "." + "0" * 43)
         for hop in range(hops):
             started = time.perf_counter()
-            await submit(requests[hop % len(requests)])
+            await submit(requests[hop % len(requests)], metadata=metadata)
             while True:
                 arrived, response = await events.get()
                 if response.event.WhichOneof("kind") == "decision_requested":
@@ -265,7 +346,6 @@ async def _echo_round_trips(hops: int, wire: dict[str, list[bytes]]) -> list[flo
         for call in calls:
             call.cancel()
         await asyncio.gather(*pumps, return_exceptions=True)
-    await server.stop(None)
     return samples
 
 
@@ -423,20 +503,21 @@ _ROUNDS = 4
 async def _main(hops: int, matches: int) -> None:
     # Alternate the two in rounds: load from other processes on a shared machine then
     # weighs on both sides alike instead of on whichever ran while it lasted.
-    run = _ServerRun()
-    echo_samples: list[float] = []
-    for index in range(_ROUNDS):
-        share = hops // _ROUNDS + (index < hops % _ROUNDS)
-        await _server_round_trips(share, run)
-        wire = run.wire()
-        echo_samples += await _echo_round_trips(share, wire)
+    with tempfile.TemporaryDirectory() as scratch:
+        run = _ServerRun(os.path.join(scratch, "wire.json"))
+        echo_samples: list[float] = []
+        for index in range(_ROUNDS):
+            share = hops // _ROUNDS + (index < hops % _ROUNDS)
+            await _server_round(share, run)
+            echo_samples += await _echo_round(share, run.wire_path)
+        wire = _read_messages(run.wire_path)
     echo_median = statistics.median(echo_samples)
     # Engine time varies a lot from hop to hop (the legal moves of a turn), so it is
     # subtracted per hop, before taking the median.
     without_engine = [total - engine for total, engine in zip(run.samples, run.engine, strict=True)]
     server_without_engine = statistics.median(without_engine)
     sizes = {name: statistics.fmean(map(len, messages)) for name, messages in wire.items()}
-    print(f"== round trip of a move, {hops} hops each (median)")
+    print(f"== round trip of a move, {hops} hops each (median), clients in a child process")
     print(
         "message sizes (bytes): " + ", ".join(f"{key} {value:.0f}" for key, value in sizes.items())
     )
@@ -460,6 +541,15 @@ async def _main(hops: int, matches: int) -> None:
         await _hold_matches(matches)
 
 
+def _client_main(args: argparse.Namespace) -> None:
+    """A child process's part: one client round; its samples go to stdout as JSON."""
+    if args.client == "server":
+        samples: list[Any] = asyncio.run(_play_server(args.port, args.hops, args.seed, args.wire))
+    else:
+        samples = asyncio.run(_play_echo(args.port, args.hops, args.wire))
+    json.dump(samples, sys.stdout)
+
+
 def main() -> None:
     """Run the benchmark and print its numbers."""
     import faulthandler
@@ -468,7 +558,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hops", type=int, default=2000, help="round trips to time")
     parser.add_argument("--matches", type=int, default=1000, help="matches to hold; 0 skips")
+    # A child process's part (see _child).
+    parser.add_argument("--client", choices=("server", "echo"), help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--wire", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.client:
+        _client_main(args)
+        return
     configure_logging(level=logging.WARNING, json=True)
     os.environ.setdefault("PYTHONHASHSEED", "0")
 
