@@ -28,6 +28,11 @@ Cell: TypeAlias = tuple[int, int]
 """A board cell ``(x, y)``; the grid is unbounded and the first move covers ``(0, 0)``."""
 
 
+# Tile(value) runs two Python-level Enum calls; a dict look-up is one C call, with the
+# same answers (a Tile or an int of 0..35; KeyError where Tile() raises ValueError).
+_TILE_OF: dict[int, Tile] = {tile.value: tile for tile in Tile}
+
+
 class Placement(NamedTuple):
     """One tile put on one cell."""
 
@@ -83,8 +88,8 @@ class Exchange:
 
     def __post_init__(self) -> None:
         try:
-            canonical = tuple(sorted(Tile(tile) for tile in self.tiles))
-        except (TypeError, ValueError):
+            canonical = tuple(sorted([_TILE_OF[tile] for tile in self.tiles]))
+        except (TypeError, KeyError):
             return  # check() reports the malformed move with a reason code
         object.__setattr__(self, "tiles", canonical)
 
@@ -102,6 +107,6 @@ def _canonical_placements(
     placements: Iterable[tuple[int, int, int]],
 ) -> tuple[Placement, ...] | None:
     try:
-        return tuple(sorted(Placement(x, y, Tile(tile)) for x, y, tile in placements))
-    except (TypeError, ValueError):
+        return tuple(sorted([Placement(x, y, _TILE_OF[tile]) for x, y, tile in placements]))
+    except (TypeError, ValueError, KeyError):
         return None  # check() reports the malformed move with a reason code

@@ -35,6 +35,8 @@ MAX_COORDINATE = 256
 MAX_TILES_PER_MOVE = 6
 """A rack holds six tiles: no move places or exchanges more."""
 
+_TILES: tuple[Tile, ...] = tuple(Tile)  # by value: Tile(value) is a slow Enum call
+
 # The engine's Colour and Shape are 0-based in the proto's order; the proto reserves 0
 # for UNSPECIFIED, so proto value = engine value + 1.
 _ATTRIBUTE_COUNT = 6
@@ -46,7 +48,7 @@ def _decode_tile(field: str, tile: qwirkle_pb2.QwirkleTile) -> Tile:
         raise InvalidRequestError(f"{field}.colour", f"{colour} is not a colour")
     if not 1 <= shape <= _ATTRIBUTE_COUNT:
         raise InvalidRequestError(f"{field}.shape", f"{shape} is not a shape")
-    return Tile((colour - 1) * _ATTRIBUTE_COUNT + (shape - 1))
+    return _TILES[(colour - 1) * _ATTRIBUTE_COUNT + (shape - 1)]
 
 
 def _tile_message(tile: Tile) -> qwirkle_pb2.QwirkleTile:
