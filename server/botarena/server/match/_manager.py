@@ -106,18 +106,19 @@ class _Slot:
     durable_version: int
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     timer: asyncio.TimerHandle | None = None
-    # Set once bystanders' streams may go on after the last change (module docstring).
-    served: asyncio.Event = field(default_factory=asyncio.Event)
+    # While bystanders' streams wait for the last change's deciding seats: what they wait
+    # on, and the timer that ends the wait (module docstring). None most of the time, so
+    # an idle match holds no event for it.
+    served: asyncio.Event | None = None
     served_timer: asyncio.TimerHandle | None = None
     # Open streams per seat (None: spectators).
     listeners: Counter[Seat | None] = field(default_factory=Counter)
 
-    def __post_init__(self) -> None:
-        self.served.set()
-
     def serve(self) -> None:
         """Let bystanders' streams go on."""
-        self.served.set()
+        if self.served is not None:
+            self.served.set()
+            self.served = None
         if self.served_timer is not None:
             self.served_timer.cancel()
             self.served_timer = None
@@ -413,8 +414,9 @@ class MatchManager:
                     return
                 if cursor >= slot.durable_version:
                     await changed.wait()
-                    if seat not in match.pending:
-                        await slot.served.wait()
+                    served = slot.served
+                    if served is not None and seat not in match.pending:
+                        await served.wait()
                 if self._closed:
                     return
         finally:
