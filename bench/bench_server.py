@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import contextlib
 import json
 import logging
 import os
@@ -38,7 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Sequence
 from typing import Any
 
 # Before grpc loads: its C core logs each GOAWAY of a stopped server at INFO otherwise
@@ -50,18 +51,19 @@ import grpc
 from botarena.server.games.qwirkle import QWIRKLE
 from botarena.server.match import MatchManager
 from botarena.server.service import configure_logging, create_server
+from botarena.server.service.codecs import codec_for_game
 from botarena.v1 import match_pb2, match_service_pb2, match_service_pb2_grpc
 
 
-class TimedRules:
-    """Wraps an engine and adds up the time spent in it."""
+class Timed:
+    """Wraps an object (an engine, a codec) and adds up the time spent in its methods."""
 
-    def __init__(self, rules: Any) -> None:
-        self._rules = rules
+    def __init__(self, wrapped: Any) -> None:
+        self._wrapped = wrapped
         self.seconds = 0.0
 
     def __getattr__(self, name: str) -> Any:
-        attribute = getattr(self._rules, name)
+        attribute = getattr(self._wrapped, name)
         if not callable(attribute):
             return attribute
 
@@ -182,7 +184,7 @@ class _TimedManager(MatchManager):
     """A MatchManager that notes the engine time of each hop, from a submit to the
     next seat's decision (the clients, in another process, time the hop itself)."""
 
-    def __init__(self, rules: TimedRules) -> None:
+    def __init__(self, rules: Timed) -> None:
         super().__init__(games=lambda name: rules)
         self._rules = rules
         self._at_submit: dict[str, float] = {}
@@ -233,17 +235,38 @@ class _ServerRun:
         self.samples: list[float] = []
         self.engine: list[float] = []
         self.wire_path = wire_path  # the last round's messages, for the echo
+        self.codec_seconds = 0.0  # in the Qwirkle codec, all rounds
         self.seed = 0  # the last match's seed: a later round goes on with new matches
+
+
+# The codec methods a hop calls.
+_CODEC_METHODS = ("decode_move", "encode_move", "legal_move_entries", "view_bytes")
+
+
+@contextlib.contextmanager
+def _timed_codec(game: str) -> Iterator[Timed]:
+    """Time the game's codec (one instance per process) while the block runs."""
+    codec = codec_for_game(game)
+    timed = Timed(codec)
+    for name in _CODEC_METHODS:
+        setattr(codec, name, getattr(timed, name))
+    try:
+        yield timed
+    finally:
+        for name in _CODEC_METHODS:
+            delattr(codec, name)
 
 
 async def _server_round(hops: int, run: _ServerRun) -> None:
     """Add ``hops`` samples to ``run``."""
-    manager = _TimedManager(TimedRules(QWIRKLE))
+    manager = _TimedManager(Timed(QWIRKLE))
     server, port = await create_server("127.0.0.1:0", manager=manager)
     try:
-        samples = await _child("server", port, hops, run.seed, run.wire_path)
+        with _timed_codec("qwirkle") as codec:
+            samples = await _child("server", port, hops, run.seed, run.wire_path)
     finally:
         await server.stop(None)
+    run.codec_seconds += codec.seconds
     run.seed += 10_000
     for name, version, seconds in samples:
         run.samples.append(seconds)
@@ -528,6 +551,10 @@ async def _main(hops: int, matches: int) -> None:
         f"  (mean {1e6 * statistics.fmean(run.engine):.0f} us)"
     )
     print(f"  server without engine      {1e6 * server_without_engine:8.0f} us")
+    print(
+        f"    of which game codec      {1e6 * run.codec_seconds / len(run.samples):8.0f} us"
+        "  (mean: decoding the move, encoding views and legal moves)"
+    )
     print(
         f"overhead over raw echo, engine excluded: "
         f"{100 * (server_without_engine / echo_median - 1):+.0f} %  (target <= +50 %)"
