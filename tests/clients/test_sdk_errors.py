@@ -13,12 +13,14 @@ from botarena import clients
 from botarena.clients import (
     AuthenticationError,
     BotarenaError,
+    BotNotFoundError,
     DeadlineExceededError,
     FailedPreconditionError,
     IllegalMoveError,
     InvalidRequestError,
     MatchFinishedError,
     MatchNotFoundError,
+    NotFoundError,
     NotYourTurnError,
     PermissionDeniedError,
     ResourceExhaustedError,
@@ -90,6 +92,8 @@ CASES = [
     (grpc.StatusCode.PERMISSION_DENIED, "SEAT_TOKEN_INVALID", PermissionDeniedError),
     (grpc.StatusCode.RESOURCE_EXHAUSTED, "TOO_MANY_MATCHES", ResourceExhaustedError),
     (grpc.StatusCode.NOT_FOUND, "MATCH_NOT_FOUND", MatchNotFoundError),
+    (grpc.StatusCode.NOT_FOUND, "BOT_NOT_FOUND", BotNotFoundError),
+    (grpc.StatusCode.NOT_FOUND, "SOMETHING_NEW", NotFoundError),
     (grpc.StatusCode.ABORTED, "STALE_STATE_VERSION", StaleStateError),
     (grpc.StatusCode.OUT_OF_RANGE, "STATE_VERSION_AHEAD", StateVersionAheadError),
     (grpc.StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN", NotYourTurnError),
@@ -190,7 +194,7 @@ def test_a_status_without_details_is_classed_by_its_code(
 def test_garbled_details_keep_the_code_and_message() -> None:
     trailing = (("grpc-status-details-bin", b"\xff\x00not a status"),)
     error = from_grpc_error(FakeCallError(grpc.StatusCode.NOT_FOUND, "gone", trailing))
-    assert type(error) is MatchNotFoundError
+    assert type(error) is NotFoundError
     assert (error.reason, error.message) == (None, "gone")
 
 

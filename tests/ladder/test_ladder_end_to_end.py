@@ -19,6 +19,8 @@ from botarena.clients import (
     AsyncMatchClient,
     AuthenticationError,
     BotarenaError,
+    BotNotFoundError,
+    InvalidRequestError,
     run_ladder_bot,
 )
 from botarena.clients.testing import start_server_async
@@ -244,15 +246,19 @@ def test_resuming_needs_the_admin_token_when_the_server_has_one(
 
 
 @pytest.mark.parametrize(
-    ("bot", "code", "reason"),
+    ("bot", "code", "reason", "error_type"),
     [
-        ("bots/0123456789abcdef", grpc.StatusCode.NOT_FOUND, "BOT_NOT_FOUND"),
-        ("greedy", grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST"),
+        ("bots/0123456789abcdef", grpc.StatusCode.NOT_FOUND, "BOT_NOT_FOUND", BotNotFoundError),
+        ("greedy", grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST", InvalidRequestError),
     ],
     ids=["unknown", "malformed"],
 )
 def test_resuming_an_unknown_bot_fails(
-    tmp_path: Path, bot: str, code: grpc.StatusCode, reason: str
+    tmp_path: Path,
+    bot: str,
+    code: grpc.StatusCode,
+    reason: str,
+    error_type: type[BotarenaError],
 ) -> None:
     ladder = _ladder(tmp_path / "ladder.db")
 
@@ -261,6 +267,7 @@ def test_resuming_an_unknown_bot_fails(
             await client.register_bot("greedy", "", QWIRKLE)
             with pytest.raises(BotarenaError) as caught:
                 await client.resume_bot(bot)
+        assert type(caught.value) is error_type
         assert caught.value.code is code
         assert caught.value.reason == reason
 

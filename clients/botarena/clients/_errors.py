@@ -24,6 +24,7 @@ __all__ = [
     "DOMAIN",
     "AlreadyExistsError",
     "AuthenticationError",
+    "BotNotFoundError",
     "BotarenaError",
     "DeadlineExceededError",
     "FailedPreconditionError",
@@ -31,6 +32,7 @@ __all__ = [
     "InvalidRequestError",
     "MatchFinishedError",
     "MatchNotFoundError",
+    "NotFoundError",
     "NotYourTurnError",
     "PermissionDeniedError",
     "ResourceExhaustedError",
@@ -91,8 +93,16 @@ class InvalidRequestError(BotarenaError):
     """INVALID_ARGUMENT: a field is missing or malformed (``field_violations`` names it)."""
 
 
-class MatchNotFoundError(BotarenaError):
-    """NOT_FOUND: no match has that name (``MATCH_NOT_FOUND``)."""
+class NotFoundError(BotarenaError):
+    """NOT_FOUND: the match or bot the call names does not exist."""
+
+
+class MatchNotFoundError(NotFoundError):
+    """``MATCH_NOT_FOUND``: no match has that name."""
+
+
+class BotNotFoundError(NotFoundError):
+    """``BOT_NOT_FOUND``: no ladder bot has that name."""
 
 
 class AlreadyExistsError(BotarenaError):
@@ -190,6 +200,7 @@ _BY_REASON: Mapping[str, type[BotarenaError]] = MappingProxyType(
         "SEAT_TOKEN_INVALID": PermissionDeniedError,
         "TOO_MANY_MATCHES": ResourceExhaustedError,
         "MATCH_NOT_FOUND": MatchNotFoundError,
+        "BOT_NOT_FOUND": BotNotFoundError,
         "STALE_STATE_VERSION": StaleStateError,
         "STATE_VERSION_AHEAD": StateVersionAheadError,
         "NOT_YOUR_TURN": NotYourTurnError,
@@ -204,7 +215,7 @@ _BY_REASON: Mapping[str, type[BotarenaError]] = MappingProxyType(
 _BY_CODE: Mapping[grpc.StatusCode, type[BotarenaError]] = MappingProxyType(
     {
         grpc.StatusCode.INVALID_ARGUMENT: InvalidRequestError,
-        grpc.StatusCode.NOT_FOUND: MatchNotFoundError,
+        grpc.StatusCode.NOT_FOUND: NotFoundError,
         grpc.StatusCode.ALREADY_EXISTS: AlreadyExistsError,
         grpc.StatusCode.UNAUTHENTICATED: AuthenticationError,
         grpc.StatusCode.PERMISSION_DENIED: PermissionDeniedError,
