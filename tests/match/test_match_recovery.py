@@ -14,10 +14,12 @@ from botarena.server.match import (
     EventKind,
     LogEntry,
     Match,
+    MatchError,
     MatchManager,
     MatchNotFoundError,
     MatchSettings,
     Policies,
+    RequestIdUsedError,
     TimeControl,
     TimeoutPolicy,
 )
@@ -203,6 +205,72 @@ def test_stand_in_moves_of_a_forfeited_seat_are_made_again_not_applied_twice(
         assert _same_log(again.events, match.events)
         assert again.state == match.state
         assert again.is_forfeited(1)
+        restarted.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_retried_submit_or_resign_gets_its_first_answer_after_a_restart(
+    race_rules: Any, clock: Any
+) -> None:
+    async def scenario() -> None:
+        store = SqliteStore(MEMORY)
+        manager = _manager(race_rules, store, clock, target=12)
+        match, _ = manager.create(_settings(seats=3))
+        tokens, match_id = match.tokens, match.match_id
+        moved = manager.submit(match_id, tokens[0], 2, expected_state_version=0, request_id="m1")
+        # Seat 1 is to act when it resigns: the server plays a stand-in move for it in the
+        # same call, so this answer's version is after an entry the server made itself.
+        resigned = manager.resign(match_id, tokens[1], request_id="r1")
+        assert resigned.state_version == 3
+        assert match.events[3].by_timeout
+        last = manager.submit(match_id, tokens[2], 1, expected_state_version=3, request_id="m2")
+        manager.close()
+
+        restarted = _manager(race_rules, store, clock, target=12)
+        assert restarted.recover() == 1
+        again = restarted.get(match_id)
+        version = again.state_version
+        assert (
+            restarted.submit(match_id, tokens[0], 2, expected_state_version=0, request_id="m1")
+            == moved
+        )
+        assert restarted.resign(match_id, tokens[1], request_id="r1") == resigned
+        assert (
+            restarted.submit(match_id, tokens[2], 1, expected_state_version=2, request_id="m2")
+            == last
+        )
+        assert again.state_version == version  # answered, nothing applied again
+        # A new request_id is a new command.
+        with pytest.raises(MatchError):
+            restarted.submit(match_id, tokens[2], 1, expected_state_version=3, request_id="m3")
+        restarted.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_create_retried_after_a_restart_names_its_match_instead_of_making_another(
+    race_rules: Any, clock: Any
+) -> None:
+    async def scenario() -> None:
+        store = SqliteStore(MEMORY)
+        manager = _manager(race_rules, store, clock)
+        match, created = manager.create(_settings(), request_id="c1")
+        assert created
+        again, created = manager.create(_settings(), request_id="c1")
+        assert (again, created) == (match, False)  # the first answer, tokens and all
+        manager.close()
+
+        restarted = _manager(race_rules, store, clock)
+        assert restarted.recover() == 1
+        with pytest.raises(RequestIdUsedError) as caught:
+            restarted.create(_settings(), request_id="c1")
+        assert caught.value.metadata == {"match": match.match_id}
+        assert caught.value.category.value == "ALREADY_EXISTS"
+        assert len(restarted.matches()) == 1  # no second match
+        other, created = restarted.create(_settings(), request_id="c2")
+        assert created
+        assert other.tokens
         restarted.close()
 
     asyncio.run(scenario())

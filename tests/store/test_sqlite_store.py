@@ -70,16 +70,40 @@ def test_an_empty_file_gets_every_migration_and_wal(tmp_path: Path) -> None:
 
 def test_a_database_at_version_n_gets_the_later_migrations_only(tmp_path: Path) -> None:
     path = tmp_path / "db"
-    store = SqliteStore(path, migrations=(MATCHES_V1,))
+    store = SqliteStore(path)
     store.create_match(_match(), [_START])
     store.close()
-    upgraded = SqliteStore(path, migrations=(MATCHES_V1, _EXTRA))
-    assert upgraded.schema_version == 2
+    upgraded = SqliteStore(path, migrations=(*MIGRATIONS, _EXTRA))
+    assert upgraded.schema_version == len(MIGRATIONS) + 1
     upgraded.connection.execute("INSERT INTO notes VALUES ('m1', 'kept')")
-    assert upgraded.load_match("m1") == _match()  # migration 1 was not run again
+    assert upgraded.load_match("m1") == _match()  # the earlier migrations were not run again
     versions = [row[0] for row in upgraded.connection.execute("SELECT version FROM schema_version")]
-    assert versions == [1, 2]
+    assert versions == list(range(1, len(MIGRATIONS) + 2))
     upgraded.close()
+
+
+def test_a_log_written_before_request_ids_were_kept_loads_after_the_upgrade(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "db"
+    old = SqliteStore(path, migrations=MIGRATIONS[:2])  # the schema of the last release
+    old.connection.execute(
+        "INSERT INTO matches (match_id, sequence, game, seat_count, seed, config, finished, "
+        "state_version, created_time) VALUES ('m1', 1, 'qwirkle', 2, '1', x'00', 0, 0, 1.7e9)"
+    )
+    old.connection.execute(
+        "INSERT INTO events (match_id, state_version, time, kind, by_timeout) "
+        "VALUES ('m1', 0, 1.7e9, 'match_started', 0)"
+    )
+    old.close()
+    store = SqliteStore(path)
+    assert store.events("m1") == [_START]  # no request_id: None
+    resigned = StoredEvent(
+        1, 1.7e9 + 1, "seat_forfeited", seat=0, reason="resigned", request_id="r1"
+    )
+    store.record("m1", [resigned], (), None)
+    assert store.events("m1") == [_START, resigned]
+    store.close()
 
 
 def test_a_failing_migration_is_rolled_back(tmp_path: Path) -> None:

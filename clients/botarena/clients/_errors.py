@@ -106,7 +106,9 @@ class BotNotFoundError(NotFoundError):
 
 
 class AlreadyExistsError(BotarenaError):
-    """ALREADY_EXISTS: the name is taken (``BOT_NAME_TAKEN``: a bot of that game has it)."""
+    """ALREADY_EXISTS: the name is taken (``BOT_NAME_TAKEN``: a bot of that game has it),
+    or a CreateMatch ``request_id`` made a match before a server restart
+    (``REQUEST_ID_USED``; ``metadata["match"]`` names it)."""
 
 
 class AuthenticationError(BotarenaError):
@@ -209,6 +211,7 @@ _BY_REASON: Mapping[str, type[BotarenaError]] = MappingProxyType(
         "BOT_SECRET_REQUIRED": AuthenticationError,
         "BOT_SECRET_INVALID": AuthenticationError,
         "BOT_NAME_TAKEN": AlreadyExistsError,
+        "REQUEST_ID_USED": AlreadyExistsError,
     }
 )
 

@@ -62,6 +62,10 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """The match is over."""
     ERROR_REASON_SEAT_FORFEITED: _ErrorReason.ValueType  # 17
     """The seat has forfeited and takes no further turns."""
+    ERROR_REASON_REQUEST_ID_USED: _ErrorReason.ValueType  # 18
+    """A CreateMatch request_id made a match before the server restarted; its seat tokens
+    were shown only in that answer. metadata["match"] is the match's id.
+    """
     ERROR_REASON_EMPTY_MOVE: _ErrorReason.ValueType  # 100
     """Illegal Qwirkle moves (metadata["category"] = "ILLEGAL_MOVE"); RULES.md numbers the
     legality checks these name.
@@ -200,6 +204,10 @@ ERROR_REASON_MATCH_FINISHED: ErrorReason.ValueType  # 16
 """The match is over."""
 ERROR_REASON_SEAT_FORFEITED: ErrorReason.ValueType  # 17
 """The seat has forfeited and takes no further turns."""
+ERROR_REASON_REQUEST_ID_USED: ErrorReason.ValueType  # 18
+"""A CreateMatch request_id made a match before the server restarted; its seat tokens
+were shown only in that answer. metadata["match"] is the match's id.
+"""
 ERROR_REASON_EMPTY_MOVE: ErrorReason.ValueType  # 100
 """Illegal Qwirkle moves (metadata["category"] = "ILLEGAL_MOVE"); RULES.md numbers the
 legality checks these name.
@@ -309,7 +317,10 @@ class CreateMatchRequest(_message.Message):
     CONFIG_FIELD_NUMBER: _builtins.int
     REQUEST_ID_FIELD_NUMBER: _builtins.int
     request_id: _builtins.str
-    """Optional idempotency key (at most 64 characters): a repeat returns the first answer."""
+    """Optional idempotency key (at most 64 characters): a repeat returns the first answer.
+    After a server restart the seat tokens cannot be shown again: a repeat then fails
+    with ALREADY_EXISTS (REQUEST_ID_USED) naming the match instead of making a second.
+    """
     @_builtins.property
     def config(self) -> _match_pb2.MatchConfig:
         """The match's configuration; `game` is required."""
@@ -590,7 +601,8 @@ class SubmitMoveRequest(_message.Message):
     """
     request_id: _builtins.str
     """Optional idempotency key (at most 64 characters, unique per seat): a repeat returns
-    the first answer, so a bot can retry after a dropped connection.
+    the first answer, so a bot can retry after a dropped connection. Kept across server
+    restarts for applied moves; a rejected move's repeat is judged again.
     """
     @_builtins.property
     def move(self) -> _match_pb2.Move:
@@ -653,7 +665,9 @@ class ResignMatchRequest(_message.Message):
     names its match.
     """
     request_id: _builtins.str
-    """Optional idempotency key (at most 64 characters)."""
+    """Optional idempotency key (at most 64 characters): a repeat returns the first answer,
+    across server restarts too.
+    """
     def __init__(
         self,
         *,

@@ -53,7 +53,7 @@ class MatchServiceStub:
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, UNKNOWN_GAME, INVALID_SEAT_COUNT,
     INVALID_TIME_CONTROL), UNAUTHENTICATED (ADMIN_TOKEN_REQUIRED), RESOURCE_EXHAUSTED
-    (TOO_MANY_MATCHES).
+    (TOO_MANY_MATCHES), ALREADY_EXISTS (REQUEST_ID_USED).
     """
     GetMatch: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.GetMatchRequest, _match_service_pb2.GetMatchResponse]
     """Returns a match's public state.
@@ -126,7 +126,7 @@ class MatchServiceAsyncStub(MatchServiceStub):
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, UNKNOWN_GAME, INVALID_SEAT_COUNT,
     INVALID_TIME_CONTROL), UNAUTHENTICATED (ADMIN_TOKEN_REQUIRED), RESOURCE_EXHAUSTED
-    (TOO_MANY_MATCHES).
+    (TOO_MANY_MATCHES), ALREADY_EXISTS (REQUEST_ID_USED).
     """
     GetMatch: _aio.UnaryUnaryMultiCallable[_match_service_pb2.GetMatchRequest, _match_service_pb2.GetMatchResponse]  # type: ignore[assignment]
     """Returns a match's public state.
@@ -202,7 +202,7 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
 
         Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, UNKNOWN_GAME, INVALID_SEAT_COUNT,
         INVALID_TIME_CONTROL), UNAUTHENTICATED (ADMIN_TOKEN_REQUIRED), RESOURCE_EXHAUSTED
-        (TOO_MANY_MATCHES).
+        (TOO_MANY_MATCHES), ALREADY_EXISTS (REQUEST_ID_USED).
         """
 
     @_abc_1.abstractmethod

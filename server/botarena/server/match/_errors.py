@@ -22,6 +22,7 @@ __all__ = [
     "MatchNotFoundError",
     "NotYourTurnError",
     "RecoveryError",
+    "RequestIdUsedError",
     "SeatForfeitedError",
     "SeatTokenInvalidError",
     "SeatTokenRequiredError",
@@ -191,6 +192,24 @@ class TooManyMatchesError(MatchError):
     def __init__(self, limit: int) -> None:
         super().__init__(
             "TOO_MANY_MATCHES", f"the server holds its limit of {limit} active matches"
+        )
+
+
+class RequestIdUsedError(MatchError):
+    """A CreateMatch ``request_id`` made a match whose seat tokens can no longer be shown.
+
+    The first answer held the tokens, and the server keeps only their hashes once the
+    match has left its memory (a restart): it names the match instead of making another.
+    """
+
+    category = ErrorCategory.ALREADY_EXISTS
+
+    def __init__(self, request_id: str, match_id: str) -> None:
+        super().__init__(
+            "REQUEST_ID_USED",
+            f"request_id {request_id[:64]!r} made match {match_id} before the server "
+            "restarted; its seat tokens were shown only in that answer",
+            {"match": match_id},
         )
 
 

@@ -38,6 +38,7 @@ from botarena.server.match._errors import (
     MatchError,
     MatchNotFoundError,
     RecoveryError,
+    RequestIdUsedError,
     SeatTokenRequiredError,
     StateVersionAheadError,
     TooManyMatchesError,
@@ -279,11 +280,22 @@ class MatchManager:
         Raises:
             InvalidRequestError: Unknown game or a seat count out of range.
             TooManyMatchesError: The server holds ``max_active_matches`` already.
+            RequestIdUsedError: ``request_id`` made a match before a restart (the store
+                remembers it), whose seat tokens cannot be shown again.
         """
-        if request_id and request_id in self._created:
-            match_id = self._created[request_id]
-            if match_id in self._slots:
-                return self._slots[match_id].match, False
+        if request_id:
+            known = self._created.get(request_id)
+            if known is None and self.store is not None:
+                known = self.store.match_created_by(request_id)
+            if known is not None:
+                try:
+                    first = self.get(known)
+                except MatchNotFoundError:
+                    first = None  # without a store, forgotten: make a new one
+                if first is not None and first.tokens:
+                    return first, False
+                if first is not None:
+                    raise RequestIdUsedError(request_id, known)
         rules = self.rules(settings.game)
         if not rules.min_seats <= settings.seat_count <= rules.max_seats:
             raise InvalidRequestError(
@@ -307,7 +319,8 @@ class MatchManager:
         if self.store is not None and self._codec is not None:
             codec = self._codec
             events = [stored_event(entry, settings.game, codec) for entry in match.events]
-            self.store.create_match(stored_match(match, self._sequence, codec), events)
+            record = stored_match(match, self._sequence, codec, request_id or None)
+            self.store.create_match(record, events)
         self._slots[match_id] = _Slot(match, self._sequence, match.state_version)
         if request_id:
             self._created[request_id] = match_id

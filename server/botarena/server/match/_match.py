@@ -113,6 +113,8 @@ class LogEntry:
             moves, or a forfeited seat the engine still asks to act).
         reason: Forfeit reason, or the end reason of ``MATCH_FINISHED``.
         result: The result, on ``MATCH_FINISHED``.
+        request_id: The ``request_id`` of the seat's submit or resign that made the entry,
+            if it had one; kept so that a retry after a restart gets the first answer.
     """
 
     state_version: int
@@ -124,6 +126,7 @@ class LogEntry:
     by_timeout: bool = False
     reason: str | None = None
     result: MatchResult | None = None
+    request_id: str | None = None
 
 
 @dataclass(slots=True)
@@ -291,7 +294,10 @@ class Match:
         seats get their stored time banks and counters back, and every pending decision
         starts a fresh clock of ``move_time_limit`` + bank: the time a seat spent before
         the restart, and the downtime, are not charged. Rejected moves of an open
-        decision are not in the log, so its illegal-move allowance starts again.
+        decision are not in the log, so its illegal-move allowance starts again. The
+        answers to the seats' submits and resigns that carried a ``request_id`` are made
+        again from the log, so a retry after the restart still gets the first answer (a
+        rejection is not logged: its retry is judged again).
 
         Args:
             match_id: The match's id.
@@ -371,6 +377,8 @@ class Match:
         seat = entry.seat
         if version != len(self.events) or seat is None or not 0 <= seat < self.seat_count:
             raise RecoveryError(f"match {self.match_id}: version {version} is out of order")
+        request_id = entry.request_id
+        answers = self._seats[seat].answers
         if entry.kind is EventKind.MOVE_APPLIED and seat in self.pending:
             move = self.hooks.annotate(self.rules, self.state, seat, entry.move)
             new_state = self.rules.apply(self.state, seat, entry.move)
@@ -381,11 +389,25 @@ class Match:
                 think_time=entry.think_time or 0.0,
                 by_timeout=entry.by_timeout,
                 now=now,
+                request_id=request_id,
             )
+            # The answer the seat got, made again: the entries the move led to (stand-in
+            # moves, the finish) were made by the same call, so the version is the same.
+            if request_id:
+                self._remember(
+                    answers,
+                    ("submit", request_id),
+                    request_id,
+                    SubmitResult(self.state_version, move),
+                )
         elif entry.kind is EventKind.SEAT_FORFEITED and self.result is None:
             if self._seats[seat].forfeited:
                 raise RecoveryError(f"match {self.match_id}: seat {seat} forfeited twice")
-            self._forfeit(seat, ForfeitReason(entry.reason or ""), now)
+            self._forfeit(seat, ForfeitReason(entry.reason or ""), now, request_id=request_id)
+            if request_id:
+                self._remember(
+                    answers, ("resign", request_id), request_id, ResignResult(self.state_version)
+                )
         else:
             raise RecoveryError(
                 f"match {self.match_id}: version {version} is a {entry.kind} of seat {seat}, "
@@ -529,7 +551,7 @@ class Match:
             seat,
             "submit",
             request_id,
-            lambda: self._submit(seat, move, expected_state_version, now),
+            lambda: self._submit(seat, move, expected_state_version, now, request_id),
         )
 
     def resign(self, token: str | None, *, request_id: str = "") -> ResignResult:
@@ -542,7 +564,7 @@ class Match:
         seat = self.authenticate(token)
         now = self._clock()
         self.expire(now)
-        return self._answer(seat, "resign", request_id, lambda: self._resign(seat, now))
+        return self._answer(seat, "resign", request_id, lambda: self._resign(seat, now, request_id))
 
     def expire(self, now: float | None = None) -> bool:
         """Apply the timeout policy to every decision whose deadline has passed.
@@ -600,7 +622,9 @@ class Match:
         if self._seats[seat].forfeited:
             raise SeatForfeitedError(seat)
 
-    def _submit(self, seat: Seat, move: object, expected: int, now: float) -> SubmitResult:
+    def _submit(
+        self, seat: Seat, move: object, expected: int, now: float, request_id: str
+    ) -> SubmitResult:
         self._check_can_act(seat)
         decision = self.pending.get(seat)
         if decision is None:
@@ -625,12 +649,20 @@ class Match:
         applied = self._annotated(seat, move)
         think = now - decision.started_at
         self._settle_clock(seat, decision, think, timed_out=False)
-        self._apply(seat, applied, new_state, think_time=think, by_timeout=False, now=now)
+        self._apply(
+            seat,
+            applied,
+            new_state,
+            think_time=think,
+            by_timeout=False,
+            now=now,
+            request_id=request_id or None,
+        )
         return SubmitResult(self.state_version, applied)
 
-    def _resign(self, seat: Seat, now: float) -> ResignResult:
+    def _resign(self, seat: Seat, now: float, request_id: str) -> ResignResult:
         self._check_can_act(seat)
-        self._forfeit(seat, ForfeitReason.RESIGNED, now)
+        self._forfeit(seat, ForfeitReason.RESIGNED, now, request_id=request_id or None)
         return ResignResult(self.state_version)
 
     def _annotated(self, seat: Seat, move: object) -> object:
@@ -693,6 +725,7 @@ class Match:
         think_time: float,
         by_timeout: bool,
         now: float,
+        request_id: str | None = None,
     ) -> None:
         self.state = new_state
         self._append(
@@ -701,10 +734,13 @@ class Match:
             move=move,
             think_time=think_time,
             by_timeout=by_timeout,
+            request_id=request_id,
         )
         self._advance(moved=frozenset({seat}), now=now)
 
-    def _forfeit(self, seat: Seat, reason: ForfeitReason, now: float) -> None:
+    def _forfeit(
+        self, seat: Seat, reason: ForfeitReason, now: float, *, request_id: str | None = None
+    ) -> None:
         data = self._seats[seat]
         self._forfeits += 1
         data.forfeited, data.forfeit_reason, data.forfeit_order = True, reason, self._forfeits
@@ -712,7 +748,9 @@ class Match:
         reduced = self.hooks.remove_seat(self.rules, self.state, seat)
         if reduced is not None:
             self.state = reduced
-        self._append(EventKind.SEAT_FORFEITED, seat=seat, reason=reason.value)
+        self._append(
+            EventKind.SEAT_FORFEITED, seat=seat, reason=reason.value, request_id=request_id
+        )
         self._advance(moved=frozenset(), now=now)
 
     def _append(self, kind: EventKind, **fields: Any) -> None:

@@ -60,6 +60,7 @@ def stored_event(entry: LogEntry, game: str, codec: MatchCodec) -> StoredEvent:
         think_time=entry.think_time,
         by_timeout=entry.by_timeout,
         reason=entry.reason,
+        request_id=entry.request_id,
     )
 
 
@@ -78,6 +79,7 @@ def entry_of(event: StoredEvent, game: str, codec: MatchCodec) -> LogEntry:
         think_time=event.think_time,
         by_timeout=event.by_timeout,
         reason=event.reason,
+        request_id=event.request_id,
     )
 
 
@@ -114,8 +116,10 @@ def stored_seats(match: Match) -> tuple[StoredSeat, ...]:
     return tuple(seats)
 
 
-def stored_match(match: Match, sequence: int, codec: MatchCodec) -> StoredMatch:
-    """Return a new match as a store record."""
+def stored_match(
+    match: Match, sequence: int, codec: MatchCodec, request_id: str | None = None
+) -> StoredMatch:
+    """Return a new match as a store record (``request_id``: of the call that made it)."""
     settings = match.settings
     return StoredMatch(
         match_id=match.match_id,
@@ -127,4 +131,5 @@ def stored_match(match: Match, sequence: int, codec: MatchCodec) -> StoredMatch:
         created_time=match.created_time,
         state_version=match.state_version,
         seats=stored_seats(match),
+        request_id=request_id,
     )

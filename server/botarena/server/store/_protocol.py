@@ -49,6 +49,11 @@ class Store(Protocol):
         """Return the event log of a match in version order (empty if unknown)."""
         ...
 
+    def match_created_by(self, request_id: str) -> str | None:
+        """Return the id of the match that a CreateMatch with ``request_id`` made, or
+        ``None``."""
+        ...
+
     def unfinished_matches(self) -> list[StoredMatch]:
         """Return every match without a result, oldest first."""
         ...

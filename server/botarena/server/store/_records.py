@@ -41,6 +41,7 @@ class StoredEvent:
         think_time: Seconds the seat used.
         by_timeout: Whether the server chose the move.
         reason: A forfeit or end reason.
+        request_id: The ``request_id`` of the seat's command that made the entry.
     """
 
     state_version: int
@@ -51,6 +52,7 @@ class StoredEvent:
     think_time: float | None = None
     by_timeout: bool = False
     reason: str | None = None
+    request_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +89,7 @@ class StoredMatch:
         state_version: The version of the last stored log entry.
         seats: Every seat, by index.
         result: The result once finished.
+        request_id: The ``request_id`` of the CreateMatch that made it, if any.
     """
 
     match_id: str
@@ -99,6 +102,7 @@ class StoredMatch:
     state_version: int
     seats: tuple[StoredSeat, ...]
     result: StoredResult | None = None
+    request_id: str | None = None
 
     @property
     def finished(self) -> bool:

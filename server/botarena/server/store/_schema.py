@@ -7,7 +7,8 @@ seen more migrations than this code knows is refused (:class:`SchemaTooNewError`
 guessed at. Migrations are append-only: never edit one that has shipped.
 
 To add a migration, write its statements as a tuple of strings and append it to
-:data:`MIGRATIONS` (``MIGRATIONS = (MATCHES_V1, LADDER_V1)``); the next open applies it.
+:data:`MIGRATIONS` (``MIGRATIONS = (MATCHES_V1, LADDER_V1, REQUEST_IDS)``); the next
+open applies it.
 
 The SQL is kept portable to PostgreSQL (docs/decisions.md: Persistence): ``TEXT``,
 ``INTEGER``/``BIGINT``, ``DOUBLE PRECISION`` epoch seconds, ``BOOLEAN``, and ``BLOB``,
@@ -22,7 +23,15 @@ from collections.abc import Sequence
 
 from botarena.server.store._errors import SchemaTooNewError, StoreError
 
-__all__ = ["LADDER_V1", "MATCHES_V1", "MIGRATIONS", "Migration", "migrate", "schema_version"]
+__all__ = [
+    "LADDER_V1",
+    "MATCHES_V1",
+    "MIGRATIONS",
+    "REQUEST_IDS",
+    "Migration",
+    "migrate",
+    "schema_version",
+]
 
 Migration = Sequence[str]
 """One migration: SQL statements applied together in one transaction."""
@@ -130,7 +139,19 @@ LADDER_V1: Migration = (
 )
 """Migration 2: the ladder's bots, their matches and seats (botarena.server.store.ladder)."""
 
-MIGRATIONS: Sequence[Migration] = (MATCHES_V1, LADDER_V1)
+REQUEST_IDS: Migration = (
+    # The request_id of the SubmitMove or ResignMatch that made an entry, so that a
+    # retry after a restart still gets the first answer (NULL: none, or made by the
+    # server).
+    "ALTER TABLE events ADD COLUMN request_id TEXT",
+    # The request_id of the CreateMatch that made a match: a retry after a restart is
+    # told which match it made instead of making a second one.
+    "ALTER TABLE matches ADD COLUMN request_id TEXT",
+    "CREATE INDEX matches_by_request ON matches (request_id)",
+)
+"""Migration 3: the request_ids of the commands that made matches and log entries."""
+
+MIGRATIONS: Sequence[Migration] = (MATCHES_V1, LADDER_V1, REQUEST_IDS)
 """Every migration in order; append new ones at the end."""
 
 _VERSION_TABLE = """CREATE TABLE IF NOT EXISTS schema_version (

@@ -27,7 +27,7 @@ MEMORY = ":memory:"
 
 _MATCH_COLUMNS = (
     "match_id, sequence, game, seat_count, seed, config, finished, state_version, "
-    "created_time, end_time, end_reason"
+    "created_time, end_time, end_reason, request_id"
 )
 
 
@@ -110,7 +110,8 @@ class SqliteStore:
         result = match.result
         with self.transaction() as db:
             db.execute(
-                f"INSERT INTO matches ({_MATCH_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO matches ({_MATCH_COLUMNS}) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     match.match_id,
                     match.sequence,
@@ -123,6 +124,7 @@ class SqliteStore:
                     match.created_time,
                     None,
                     None,
+                    match.request_id,
                 ),
             )
             db.executemany(
@@ -164,7 +166,7 @@ class SqliteStore:
     ) -> None:
         db.executemany(
             "INSERT INTO events (match_id, state_version, time, kind, seat, move, think_time, "
-            "by_timeout, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "by_timeout, reason, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (
                     match_id,
@@ -176,6 +178,7 @@ class SqliteStore:
                     event.think_time,
                     event.by_timeout,
                     event.reason,
+                    event.request_id,
                 )
                 for event in events
             ],
@@ -224,8 +227,8 @@ class SqliteStore:
     def events(self, match_id: str) -> list[StoredEvent]:
         """Return the event log of a match in version order (see ``Store``)."""
         rows = self._db.execute(
-            "SELECT state_version, time, kind, seat, move, think_time, by_timeout, reason "
-            "FROM events WHERE match_id = ? ORDER BY state_version",
+            "SELECT state_version, time, kind, seat, move, think_time, by_timeout, reason, "
+            "request_id FROM events WHERE match_id = ? ORDER BY state_version",
             (match_id,),
         )
         return [
@@ -238,8 +241,9 @@ class SqliteStore:
                 think_time=think_time,
                 by_timeout=bool(by_timeout),
                 reason=reason,
+                request_id=request_id,
             )
-            for version, time, kind, seat, move, think_time, by_timeout, reason in rows
+            for version, time, kind, seat, move, think_time, by_timeout, reason, request_id in rows
         ]
 
     def unfinished_matches(self) -> list[StoredMatch]:
@@ -308,7 +312,7 @@ class SqliteStore:
         matches: list[StoredMatch] = []
         for row in rows:
             match_id, sequence, game, seat_count, seed, config, finished, version = row[:8]
-            created_time, end_time, end_reason = row[8:]
+            created_time, end_time, end_reason, request_id = row[8:]
             result = None
             if finished:
                 scores, ranks, forfeited = zip(*results[match_id], strict=True)
@@ -331,6 +335,15 @@ class SqliteStore:
                     state_version=version,
                     seats=tuple(seats[match_id]),
                     result=result,
+                    request_id=request_id,
                 )
             )
         return matches
+
+    def match_created_by(self, request_id: str) -> str | None:
+        """Return the match a CreateMatch with ``request_id`` made (see ``Store``)."""
+        row = self._db.execute(
+            "SELECT match_id FROM matches WHERE request_id = ? ORDER BY sequence LIMIT 1",
+            (request_id,),
+        ).fetchone()
+        return None if row is None else str(row[0])
