@@ -105,3 +105,46 @@ def test_node_random_plays_qwixx_against_two_python_randoms(
     _assert_clean_run(results, 3)
     assert results["bots"][0]["name"] == "node-random"
     assert all(len(game["bots"]) == 3 for game in results["games"])
+
+
+_CLOCK_BOT = """
+import {{ botMain }} from {lib};
+
+// Plays the first legal move and reports the decision clock it was given, one JSON line
+// per decision on stderr (the runner keeps each bot's stderr per game).
+await botMain({{
+  chooseMove(view, legalMoves, rng, clock) {{
+    const line = {{
+      seat: clock.seat, version: clock.stateVersion, limit: clock.moveTimeLimit,
+      bank: clock.timeBank, span: clock.deadline - clock.receivedAt, left: clock.timeLeft(),
+      viewSeat: view.seat,
+    }};
+    process.stderr.write(`CLOCK ${{JSON.stringify(line)}}\\n`);
+    return legalMoves[0];
+  }},
+}}, 'node-clock');
+"""
+
+
+def test_node_bots_get_the_decision_clock(tmp_path: Path) -> None:
+    assert NODE is not None
+    bot = tmp_path / "clock.mjs"
+    bot.write_text(_CLOCK_BOT.format(lib=json.dumps((NODE_CLIENT / "lib" / "index.js").as_uri())))
+    command = shlex.join([NODE, str(bot)])
+    _run(
+        tmp_path, "--game", "qwirkle", "--bot", f"node-clock={command}", "--bot", "random",
+        "--games", "2", "--move-time", "2", "--time-bank", "1",
+    )  # fmt: skip
+    clocks = [
+        json.loads(line.split(" ", 1)[1])
+        for path in (tmp_path / "run" / "games").glob("*/*.stderr")
+        for line in path.read_text().splitlines()
+        if line.startswith("CLOCK ")
+    ]
+    assert len(clocks) > 20  # both games, every decision of the Node seat
+    for clock in clocks:
+        assert clock["seat"] == clock["viewSeat"]
+        assert clock["limit"] == 2
+        assert 0 <= clock["bank"] <= 1
+        assert clock["span"] == pytest.approx(clock["limit"] + clock["bank"])
+        assert 0 < clock["left"] <= clock["span"]

@@ -17,6 +17,8 @@
 // decision version once. An answer that comes back after the stream moved past its
 // decision (the deadline passed, the server's timeout policy played) is dropped.
 
+import { performance } from 'node:perf_hooks';
+
 import grpc from '@grpc/grpc-js';
 
 import { BotarenaError, MatchClient, newRequestId, toBotarenaError } from './client.js';
@@ -44,6 +46,50 @@ export function backoffSeconds(policy, failures) {
 
 const sleep = (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
 
+/** Seconds on a monotonic clock (`performance.now()`), the clock of `DecisionClock`. */
+export const monotonicSeconds = () => performance.now() / 1000;
+
+const durationSeconds = (duration) => Number(duration?.seconds ?? 0) + (duration?.nanos ?? 0) / 1e9;
+
+/**
+ * The clock of the decision a bot is answering: the fourth argument of `chooseMove`, as
+ * the Python SDK's `current_decision()`. Times are `monotonicSeconds()`, counted from when
+ * the decision reached this process; the server started its clock a little earlier (the
+ * event's trip), so keep a margin.
+ */
+export class DecisionClock {
+  constructor({ seat, stateVersion, receivedAt, moveTimeLimit, timeBank }) {
+    this.seat = seat; // the deciding seat
+    this.stateVersion = stateVersion; // the version the decision was requested at
+    this.receivedAt = receivedAt; // monotonicSeconds() when the decision arrived
+    this.moveTimeLimit = moveTimeLimit; // seconds before the time bank is used
+    this.timeBank = timeBank; // seconds left in the bank when the decision was requested
+    Object.freeze(this);
+  }
+
+  /** Build the clock of a DecisionRequested event received at `receivedAt`. */
+  static of(event, receivedAt) {
+    const { decision } = event.decision_requested;
+    return new DecisionClock({
+      seat: decision.seat,
+      stateVersion: event.state_version,
+      receivedAt,
+      moveTimeLimit: durationSeconds(decision.move_time_limit),
+      timeBank: durationSeconds(decision.time_bank_remaining),
+    });
+  }
+
+  /** `monotonicSeconds()` at which the clock runs out. */
+  get deadline() {
+    return this.receivedAt + this.moveTimeLimit + this.timeBank;
+  }
+
+  /** Seconds until `deadline` (0 once it has passed). */
+  timeLeft() {
+    return Math.max(0, this.deadline - monotonicSeconds());
+  }
+}
+
 /** The default logger: one line per message on stderr (the runner keeps it per game). */
 export function stderrLogger(prefix = 'botarena') {
   const line = (level) => (message) =>
@@ -54,8 +100,9 @@ export function stderrLogger(prefix = 'botarena') {
 /**
  * Play the seat of `token` until the match ends, and return the MatchOutcome.
  *
- * @param {object} bot  `chooseMove(view, legalMoves, rng)` returns a Move (or a promise
- *   of one), usually an element of legalMoves. Optional hooks:
+ * @param {object} bot  `chooseMove(view, legalMoves, rng, clock)` returns a Move (or a
+ *   promise of one), usually an element of legalMoves; `clock` is the decision's
+ *   DecisionClock (time left, deadline). Optional hooks:
  *   `onMatchStart(match, seat)` and `onMatchEnd(outcome)`.
  * @param {object} options
  * @param {string} options.server  'host:port'
@@ -118,6 +165,7 @@ class SeatPlayer {
     this.stopped = false; // set when play() is over: both loops then return
     this.stream = null; // the open stream call, so that play() can cancel it
     this.mailbox = null; // the newest DecisionRequested event not yet taken
+    this.mailboxTime = 0; // monotonicSeconds() when it arrived
     this.mail = new Signal();
     this.takenVersion = -1; // the newest decision version taken on: never answered twice
   }
@@ -214,6 +262,7 @@ class SeatPlayer {
       // point. Skip decisions already taken on (a resumed stream announces them again).
       if (event.state_version > this.takenVersion) {
         this.mailbox = event;
+        this.mailboxTime = monotonicSeconds();
         this.mail.set();
       }
       return null;
@@ -245,19 +294,20 @@ class SeatPlayer {
   async decideForever() {
     while (!this.stopped) {
       await this.mail.wait();
-      const event = this.mailbox;
+      const [event, receivedAt] = [this.mailbox, this.mailboxTime];
       this.mailbox = null;
       if (this.stopped || event === null || this.superseded(event.state_version)) continue;
       this.takenVersion = event.state_version;
-      await this.decide(event);
+      await this.decide(event, receivedAt);
     }
   }
 
-  async decide(event) {
+  async decide(event, receivedAt) {
     const version = event.state_version;
     const { view, legal_moves: legalMoves } = event.decision_requested;
+    const clock = DecisionClock.of(event, receivedAt);
     for (;;) {
-      const move = await this.bot.chooseMove(view, legalMoves, this.rng);
+      const move = await this.bot.chooseMove(view, legalMoves, this.rng, clock);
       // A synchronous bot blocks the event loop while it thinks; let the stream deliver
       // what arrived meanwhile before judging whether the decision is still open.
       await new Promise((resolve) => setImmediate(resolve));

@@ -2,6 +2,14 @@
 // convention. See README.md.
 
 export { BotarenaError, MatchClient, PROTO_DIR, loadMatchService, newRequestId, toBotarenaError } from './client.js';
-export { DEFAULT_RECONNECT, DEFAULT_RESUBMIT, backoffSeconds, runBot, stderrLogger } from './bot.js';
+export {
+  DEFAULT_RECONNECT,
+  DEFAULT_RESUBMIT,
+  DecisionClock,
+  backoffSeconds,
+  monotonicSeconds,
+  runBot,
+  stderrLogger,
+} from './bot.js';
 export { botMain, parseBotArguments } from './main.js';
 export { Rng } from './rng.js';
