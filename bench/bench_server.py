@@ -12,8 +12,8 @@ DecisionRequested to B, then MoveApplied to A). The echo server passes bytes thr
 The clients run in a child process, as bots do, and do the same work for both: serialize
 the same requests, parse every reply and event with the same types, read their streams
 alike (a task per stream, events timed on arrival). The engine's own time (every Rules
-call the server makes between the submit and the decision) is measured per hop in the
-server and subtracted per hop before the median; both are printed. The server and the
+call the server makes between the submit and the decision's arrival, on the clock both
+processes share) is subtracted per hop before the median; both are printed. The server and the
 echo run in alternating rounds, so that load from other processes weighs on both alike.
 
 Part 2: a server in a child process holds ``--matches`` Qwirkle matches whose two seats
@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import bisect
 import contextlib
 import json
 import logging
@@ -39,7 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any
 
 # Before grpc loads: its C core logs each GOAWAY of a stopped server at INFO otherwise
@@ -56,28 +57,49 @@ from botarena.v1 import match_pb2, match_service_pb2, match_service_pb2_grpc
 
 
 class Timed:
-    """Wraps an object (an engine, a codec) and adds up the time spent in its methods."""
+    """Wraps an object (an engine, a codec) and adds up the time spent in its methods.
+
+    ``spans`` keeps each call's ``(start, end)`` in ``time.perf_counter()`` seconds, in
+    call order: on Linux that is ``CLOCK_MONOTONIC``, one clock for every process, so the
+    spans can be laid over the hops a client process timed (:func:`overlap`).
+    """
 
     def __init__(self, wrapped: Any) -> None:
         self._wrapped = wrapped
         self.seconds = 0.0
+        self.spans: list[tuple[float, float]] = []
 
     def __getattr__(self, name: str) -> Any:
         attribute = getattr(self._wrapped, name)
         if not callable(attribute):
             return attribute
 
+        spans = self.spans
+
         def timed(*args: Any, **kwargs: Any) -> Any:
             started = time.perf_counter()
             try:
                 return attribute(*args, **kwargs)
             finally:
-                self.seconds += time.perf_counter() - started
+                ended = time.perf_counter()
+                self.seconds += ended - started
+                spans.append((started, ended))
 
         # Cached on the instance: later look-ups skip __getattr__ and this closure, so the
         # wrapper adds as little as it can to the server time it is subtracted from.
         setattr(self, name, timed)
         return timed
+
+
+def overlap(spans: Sequence[tuple[float, float]], start: float, end: float) -> float:
+    """Seconds of ``spans`` (sorted, not overlapping) that fall within ``[start, end]``."""
+    first = max(0, bisect.bisect_right(spans, (start, start)) - 1)
+    total = 0.0
+    for span_start, span_end in spans[first:]:
+        if span_start >= end:
+            break
+        total += max(0.0, min(span_end, end) - max(span_start, start))
+    return total
 
 
 def _bearer(token: str) -> tuple[tuple[str, str], ...]:
@@ -118,9 +140,9 @@ def _read_messages(path: str) -> dict[str, list[bytes]]:
 async def _play_server(port: int, hops: int, seed: int, wire_path: str) -> list[Any]:
     """The client of a server round (child process): play ``hops`` hops, first placements.
 
-    Returns one ``[match name, decision version, seconds]`` per hop, and writes every
-    message it sent and received to ``wire_path`` for the echo (serialized after the
-    run, not while timing).
+    Returns one ``[submitted, arrived]`` (``time.perf_counter()``) per hop, and writes
+    every message it sent and received to ``wire_path`` for the echo (serialized after
+    the run, not while timing).
     """
     samples: list[Any] = []
     seen: dict[str, list[Any]] = {"request": [], "response": [], "applied": [], "decision": []}
@@ -161,7 +183,7 @@ async def _play_server(port: int, hops: int, seed: int, wire_path: str) -> list[
                 if kind != "decision_requested":
                     continue
                 if submitted_at is not None:
-                    samples.append([name, event.state_version, arrived - submitted_at])
+                    samples.append([submitted_at, arrived])
                     seen["decision"].append(response)
                 seat = event.decision_requested.decision.seat
                 move = _first_place(event.decision_requested.legal_moves)
@@ -178,30 +200,6 @@ async def _play_server(port: int, hops: int, seed: int, wire_path: str) -> list[
     wire = {name: [m.SerializeToString() for m in messages] for name, messages in seen.items()}
     _write_messages(wire_path, wire)
     return samples
-
-
-class _TimedManager(MatchManager):
-    """A MatchManager that notes the engine time of each hop, from a submit to the
-    next seat's decision (the clients, in another process, time the hop itself)."""
-
-    def __init__(self, rules: Timed) -> None:
-        super().__init__(games=lambda name: rules)
-        self._rules = rules
-        self._at_submit: dict[str, float] = {}
-        self.engine: dict[tuple[str, int], float] = {}  # (match id, decision version)
-
-    def submit(self, match_id: str, token: str | None, move: object, **options: Any) -> Any:
-        self._at_submit[match_id] = self._rules.seconds
-        return super().submit(match_id, token, move, **options)
-
-    async def stream(
-        self, match_id: str, seat: int | None, after_state_version: int
-    ) -> AsyncGenerator[Any, None]:
-        async for item in super().stream(match_id, seat, after_state_version):
-            if item.decision is not None and match_id in self._at_submit:
-                spent = self._rules.seconds - self._at_submit[match_id]
-                self.engine[(match_id, item.state_version)] = spent
-            yield item
 
 
 async def _child(role: str, port: int, hops: int, seed: int, wire_path: str) -> list[Any]:
@@ -258,9 +256,16 @@ def _timed_codec(game: str) -> Iterator[Timed]:
 
 
 async def _server_round(hops: int, run: _ServerRun) -> None:
-    """Add ``hops`` samples to ``run``."""
-    manager = _TimedManager(Timed(QWIRKLE))
-    server, port = await create_server("127.0.0.1:0", manager=manager)
+    """Add ``hops`` samples to ``run``.
+
+    A hop's engine time is every engine call of the server between the submit and the
+    arrival of the decision: those of this hop, and whatever the server was still doing
+    for the hop before (the mover's event) when the submit came in.
+    """
+    rules = Timed(QWIRKLE)
+    server, port = await create_server(
+        "127.0.0.1:0", manager=MatchManager(games=lambda name: rules)
+    )
     try:
         with _timed_codec("qwirkle") as codec:
             samples = await _child("server", port, hops, run.seed, run.wire_path)
@@ -268,9 +273,9 @@ async def _server_round(hops: int, run: _ServerRun) -> None:
         await server.stop(None)
     run.codec_seconds += codec.seconds
     run.seed += 10_000
-    for name, version, seconds in samples:
-        run.samples.append(seconds)
-        run.engine.append(manager.engine[(name.removeprefix("matches/"), version)])
+    for submitted, arrived in samples:
+        run.samples.append(arrived - submitted)
+        run.engine.append(overlap(rules.spans, submitted, arrived))
 
 
 def _echo_handler(wire: dict[str, list[bytes]]) -> Any:
