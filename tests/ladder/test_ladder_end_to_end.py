@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-from collections.abc import AsyncIterator, Awaitable, Callable
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
+from random import Random
 
 import grpc
 import pytest
@@ -26,6 +28,8 @@ from botarena.clients import (
 from botarena.clients.testing import start_server_async
 from botarena.server.ladder import Ladder, LadderSettings
 from botarena.server.match import MatchManager
+from botarena.server.service import durable_manager
+from botarena.server.store import SqliteStore
 from botarena.server.store.ladder import LadderStore
 from botarena.v1 import ladder_pb2, match_pb2
 
@@ -272,3 +276,88 @@ def test_resuming_an_unknown_bot_fails(
         assert caught.value.reason == reason
 
     _run(scenario, ladder)
+
+
+class _Deliberate:
+    """The first legal move, after a pause: a match lasts long enough to be cut."""
+
+    def choose_move(
+        self, view: match_pb2.PlayerView, legal_moves: Sequence[match_pb2.Move], rng: Random
+    ) -> match_pb2.Move:
+        time.sleep(0.01)
+        return legal_moves[0]
+
+
+def test_bots_that_restarted_with_the_server_get_new_tokens_and_finish_their_match(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "botarena.db"
+    fast = LadderSettings(tick_seconds=0.05, keepalive_seconds=0.2, pair_cap_per_hour=1)
+
+    def durable_ladder() -> tuple[SqliteStore, Ladder]:
+        core = SqliteStore(path)
+        manager = durable_manager(core)
+        manager.recover()
+        return core, Ladder(manager, LadderStore(core.connection), fast)
+
+    async def bots(address: str, secrets: list[str], ended: list[str]) -> list[asyncio.Task[None]]:
+        return [
+            asyncio.create_task(
+                run_ladder_bot(
+                    _Deliberate,
+                    server=address,
+                    secret=secret,
+                    on_match_end=lambda match, outcome: ended.append(match),
+                )
+            )
+            for secret in secrets
+        ]
+
+    async def stop(tasks: list[asyncio.Task[None]]) -> None:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def main() -> None:
+        core, first = durable_ladder()
+        secrets = [first.register(name, "", "qwirkle")[1] for name in ("a", "b")]
+        ended: list[str] = []
+        async with start_server_async(ladder=first, manager=first.manager) as address:
+            playing = await bots(address, secrets, ended)
+            while not (running := first.store.unfinished_matches()):
+                await asyncio.sleep(0.01)
+            (match_id,) = (record.match_id for record in running)
+            while first.manager.get(match_id).state_version < 4:
+                await asyncio.sleep(0.01)
+            # The bot processes die, then the server: nobody holds the seat tokens now.
+            await stop(playing)
+        await first.close()
+        first.manager.close()
+        core.close()
+        assert not ended
+
+        core, second = durable_ladder()
+        await second.start()
+        recovered = second.manager.get(match_id)
+        assert recovered.tokens == ()
+        async with start_server_async(ladder=second, manager=second.manager) as address:
+            playing = await bots(address, secrets, ended)
+            while ended.count(f"matches/{match_id}") < 2:  # once per seat
+                await asyncio.sleep(0.02)
+            await stop(playing)
+            record = second.store.match(match_id)
+        await second.close()
+        second.manager.close()
+        core.close()
+        assert record is not None
+        assert record.finished is not None
+        assert not record.abandoned
+        # Both seats played on with their new tokens: no timeouts, no stand-in moves.
+        assert all(seat.timeouts == 0 and not seat.forfeited for seat in record.seats)
+        assert not any(entry.by_timeout for entry in recovered.events)
+
+    async def bounded() -> None:
+        async with asyncio.timeout(60):  # fail here rather than hang on a lost seat
+            await main()
+
+    asyncio.run(bounded())

@@ -20,6 +20,7 @@ from botarena.server.match import (
     MatchSettings,
     Policies,
     RequestIdUsedError,
+    SeatTokenInvalidError,
     TimeControl,
     TimeoutPolicy,
 )
@@ -272,6 +273,34 @@ def test_a_create_retried_after_a_restart_names_its_match_instead_of_making_anot
         assert created
         assert other.tokens
         restarted.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_reissued_token_replaces_the_old_one_and_is_kept_across_a_restart(
+    race_rules: Any, clock: Any
+) -> None:
+    async def scenario() -> None:
+        store = SqliteStore(MEMORY)
+        manager = _manager(race_rules, store, clock)
+        match, _ = manager.create(_settings())
+        old = match.tokens[0]
+        manager.close()
+
+        restarted = _manager(race_rules, store, clock)
+        restarted.recover()
+        new = restarted.reissue_token(match.match_id, 0)
+        assert new != old
+        assert new.startswith(f"{match.match_id}.")  # a token names its match
+        with pytest.raises(SeatTokenInvalidError):
+            restarted.submit(match.match_id, old, 1, expected_state_version=0)
+        restarted.close()
+
+        again = _manager(race_rules, store, clock)
+        again.recover()
+        again.submit(match.match_id, new, 1, expected_state_version=0)
+        assert again.get(match.match_id).state_version == 1
+        again.close()
 
     asyncio.run(scenario())
 

@@ -91,7 +91,9 @@ class AsyncLadderClient(AsyncChannelClient[ladder_pb2_grpc.LadderServiceStub]):
         response: ladder_pb2.ResumeBotResponse = await self._unary(self._stub.ResumeBot, request)
         return response
 
-    async def connect(self, capacity: int) -> AsyncGenerator[ladder_pb2.ConnectResponse, None]:
+    async def connect(
+        self, capacity: int, *, resume_seats: bool = False
+    ) -> AsyncGenerator[ladder_pb2.ConnectResponse, None]:
         """Yield the Connect stream's messages (the client's token is the bot's secret).
 
         Close the generator to end the connection promptly.
@@ -100,7 +102,8 @@ class AsyncLadderClient(AsyncChannelClient[ladder_pb2_grpc.LadderServiceStub]):
             BotarenaError: When the call fails, at the point of iteration where it fails.
         """
         call = self._stub.Connect(
-            ladder_pb2.ConnectRequest(capacity=capacity), metadata=self._metadata
+            ladder_pb2.ConnectRequest(capacity=capacity, resume_seats=resume_seats),
+            metadata=self._metadata,
         )
         try:
             async for response in call:
@@ -164,7 +167,10 @@ async def run_ladder_bot(
             while True:
                 error: BotarenaError | None = None
                 try:
-                    async with contextlib.aclosing(ladder.connect(capacity)) as stream:
+                    # Playing nothing, this process holds no seat tokens: the server may
+                    # hand its running matches over with new ones (ConnectRequest).
+                    connecting = ladder.connect(capacity, resume_seats=not playing)
+                    async with contextlib.aclosing(connecting) as stream:
                         async for message in stream:
                             failures = 0
                             if message.WhichOneof("kind") != "assignment":

@@ -121,18 +121,27 @@ class ConnectRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     CAPACITY_FIELD_NUMBER: _builtins.int
+    RESUME_SEATS_FIELD_NUMBER: _builtins.int
     capacity: _builtins.int
     """How many matches the bot can play at once: 1 to 64. The server never schedules the
     bot in more running matches than this.
+    """
+    resume_seats: _builtins.bool
+    """Set when the bot holds no seat tokens (it plays no match now, say its process has
+    just started): the server then hands it each of its running matches again, with a
+    new seat token where the server no longer knows the old one (a match recovered
+    after a server restart keeps only hashes of its tokens); the old token then stops
+    working. Unset, such matches are left to the bot, which still holds their tokens.
     """
     def __init__(
         self,
         *,
         capacity: _builtins.int = ...,
+        resume_seats: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["capacity", b"capacity"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["capacity", b"capacity", "resume_seats", b"resume_seats"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -49,6 +49,7 @@ from botarena.server.match import (
     ForfeitReason,
     InvalidRequestError,
     Match,
+    MatchFinishedError,
     MatchManager,
     MatchNotFoundError,
     MatchSettings,
@@ -341,13 +342,15 @@ class Ladder:
 
     # ------------------------------------------------------------------ connections
 
-    def connect(self, bot: BotRecord, capacity: int) -> Connection:
+    def connect(self, bot: BotRecord, capacity: int, *, resume_seats: bool = False) -> Connection:
         """Open a connection for ``bot``; it replaces the bot's previous one.
 
         The connection first repeats the assignments of the bot's running matches, those
-        whose seat tokens the server still knows: a match recovered after a restart keeps
-        only hashes of its tokens, so the bot must still hold them (a bot process that
-        kept running does; ``run_ladder_bot`` plays on through the restart).
+        whose seat tokens the server still knows. A match recovered after a restart keeps
+        only hashes of its tokens: a bot process that kept running still holds them
+        (``run_ladder_bot`` plays on through the restart), so such a match is left to
+        it, unless ``resume_seats`` says the bot holds no tokens (its process restarted
+        too): then the seat gets a new token, sent with the assignment.
 
         Raises:
             InvalidRequestError: ``capacity`` outside 1..64.
@@ -363,10 +366,13 @@ class Ladder:
         for running in self._state.running.values():
             for seat, bot_id in enumerate(running.bot_ids):
                 if bot_id == bot.bot_id:
-                    with contextlib.suppress(MatchNotFoundError):
+                    with contextlib.suppress(MatchNotFoundError, MatchFinishedError):
                         match = self.manager.get(running.match_id)
                         if match.tokens:
                             connection.push(_assignment(match, seat))
+                        elif resume_seats:
+                            token = self.manager.reissue_token(match.match_id, seat)
+                            connection.push(_assignment(match, seat, token))
         _logger.info("bot connected", bot=bot.bot_id, capacity=capacity, paused=bot.paused)
         self._poke()
         return connection
@@ -565,8 +571,8 @@ class Ladder:
         _logger.info("ladder match recorded", match=running.match_id, ranks=result.ranks)
 
 
-def _assignment(match: Match, seat: int) -> Assignment:
-    return Assignment(match.match_id, match.tokens[seat], match.settings.game, seat)
+def _assignment(match: Match, seat: int, token: str = "") -> Assignment:
+    return Assignment(match.match_id, token or match.tokens[seat], match.settings.game, seat)
 
 
 def _hash(secret: str) -> str:

@@ -36,6 +36,7 @@ from botarena.server.games import Rules, Seat, get_rules
 from botarena.server.match._errors import (
     InvalidRequestError,
     MatchError,
+    MatchFinishedError,
     MatchNotFoundError,
     RecoveryError,
     RequestIdUsedError,
@@ -364,6 +365,24 @@ class MatchManager:
             # applied after too many illegal moves).
             self._after_command(match, version)
         return result
+
+    def reissue_token(self, match_id: str, seat: Seat) -> str:
+        """Give a seat of an unfinished match a new token and return it (see
+        :meth:`Match.reissue_token`); with a store, the new hash is committed first.
+
+        Raises:
+            MatchNotFoundError: No such match.
+            MatchFinishedError: The match is over.
+        """
+        slot = self._slot(match_id)
+        match = slot.match
+        if match.finished:
+            raise MatchFinishedError()
+        token = match.reissue_token(seat)
+        if self.store is not None:
+            self.store.record(match_id, (), stored_seats(match))
+        _logger.info("seat token reissued", match=match_id, seat=seat)
+        return token
 
     def resign(self, match_id: str, token: str | None, *, request_id: str = "") -> ResignResult:
         """Resign the token's seat (see :meth:`Match.resign`); wakes streams and timers."""

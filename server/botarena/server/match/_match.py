@@ -171,6 +171,12 @@ class ResignResult:
     state_version: int
 
 
+def _new_token(match_id: str) -> str:
+    # A token names its match ("{match_id}.{secret}"), so a bot needs only the server and
+    # its token (docs/bots.md); the secret part is what authenticates.
+    return f"{match_id}.{secrets.token_urlsafe(24)}"
+
+
 def hash_token(token: str) -> str:
     """Return the SHA-256 of a seat token, hex: what the match keeps and the store stores.
 
@@ -253,9 +259,7 @@ class Match:
         self._forfeits = 0
         self._legal_cache: dict[Seat, tuple[int, Sequence[Any]]] = {}
         if tokens is None and token_hashes is None:
-            # A token names its match ("{match_id}.{secret}"), so a bot needs only the
-            # server and its token (docs/bots.md); the secret part is what authenticates.
-            tokens = [f"{match_id}.{secrets.token_urlsafe(24)}" for _ in range(settings.seat_count)]
+            tokens = [_new_token(match_id) for _ in range(settings.seat_count)]
         self._tokens = tuple(tokens or ())
         if token_hashes is None:
             token_hashes = [hash_token(token) for token in self._tokens]
@@ -447,6 +451,18 @@ class Match:
     def token_hashes(self) -> tuple[str, ...]:
         """Every seat's :func:`hash_token`, by seat."""
         return tuple(seat.token_hash.hex() for seat in self._seats)
+
+    def reissue_token(self, seat: Seat) -> str:
+        """Give ``seat`` a new secret token and return it; the old one stops working.
+
+        For a seat whose token the server no longer knows (a match rebuilt from the
+        store) and whose player lost it too. Persisting the new hash is the caller's.
+        """
+        token = _new_token(self.match_id)
+        self._seats[seat].token_hash = bytes.fromhex(hash_token(token))
+        if self._tokens:
+            self._tokens = (*self._tokens[:seat], token, *self._tokens[seat + 1 :])
+        return token
 
     def seat_record(self, seat: Seat) -> SeatRecord:
         """Return the seat's clock state and counters as they stand between decisions."""

@@ -66,7 +66,7 @@ class LadderServicer:
             raise BotSecretInvalidError() from None
         bot = self.ladder.authenticate(secret)
         bind_contextvars(bot=bot.bot_id)
-        connection = self.ladder.connect(bot, request.capacity)
+        connection = self.ladder.connect(bot, request.capacity, resume_seats=request.resume_seats)
         try:
             first = ladder_pb2.ConnectResponse()
             _encode_bot(bot, first.connected.bot)

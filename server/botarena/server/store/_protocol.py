@@ -33,8 +33,8 @@ class Store(Protocol):
         seats: Sequence[StoredSeat],
         result: StoredResult | None = None,
     ) -> None:
-        """Append log entries, update the seats' clocks and counters, and store the
-        result if the match has finished, all in one transaction.
+        """Append log entries, update the seats' clocks, counters and token hashes, and
+        store the result if the match has finished, all in one transaction.
 
         Raises:
             StoreError: An entry's version is taken or the match is unknown.

@@ -184,10 +184,17 @@ class SqliteStore:
             ],
         )
         db.executemany(
-            "UPDATE match_seats SET time_bank = ?, timeouts = ?, illegal_moves = ? "
-            "WHERE match_id = ? AND seat = ?",
+            "UPDATE match_seats SET time_bank = ?, timeouts = ?, illegal_moves = ?, "
+            "token_hash = ? WHERE match_id = ? AND seat = ?",
             [
-                (seat.time_bank, seat.timeouts, seat.illegal_moves, match_id, seat.seat)
+                (
+                    seat.time_bank,
+                    seat.timeouts,
+                    seat.illegal_moves,
+                    seat.token_hash,
+                    match_id,
+                    seat.seat,
+                )
                 for seat in seats
             ],
         )
