@@ -62,6 +62,10 @@ Clock = Callable[[], float]
 _REQUEST_CACHE_SIZE = 64
 _AnswerT = TypeVar("_AnswerT", "SubmitResult", "ResignResult")
 _MAX_STAND_IN_MOVES = 10_000
+# Engine states kept per match (Match.state_at): every _CHECKPOINT_EVERY-th version, and
+# the last _RECENT_STATES while it runs (the entries of one change, which streams read).
+_CHECKPOINT_EVERY = 16
+_RECENT_STATES = 8
 
 
 class EventKind(StrEnum):
@@ -249,7 +253,10 @@ class Match:
         self._clock = clock
         self._wall_clock = wall_clock
         self.state: Any = rules.new_match(settings.game_config, settings.seat_count, settings.seed)
-        self._states: list[Any] = [self.state]
+        # The engine state after some versions (see state_at): every _CHECKPOINT_EVERY-th,
+        # and the last _RECENT_STATES while the match runs.
+        self._states: dict[int, Any] = {0: self.state}
+        self._made_again: tuple[int, Any] = (0, self.state)  # state_at's last answer
         self.events: list[LogEntry] = []
         self.pending: dict[Seat, PendingDecision] = {}
         self.result: MatchResult | None = None
@@ -494,8 +501,44 @@ class Match:
         return max(0.0, decision.time_bank - max(0.0, used))
 
     def state_at(self, version: int) -> Any:
-        """Return the engine state after the log entry at ``version``."""
-        return self._states[version]
+        """Return the engine state after the log entry at ``version``.
+
+        The match keeps the state of every ``_CHECKPOINT_EVERY``-th version and of the
+        last few; any other is made again from the closest earlier one it keeps (or the
+        last one it made, as a stream reads versions in order) by applying the logged
+        entries in between: engines are pure and deterministic. A finished Qwirkle match
+        of ~100 versions then holds ~8 states instead of ~100 (each holds its board).
+
+        Raises:
+            IndexError: ``version`` is beyond the log.
+        """
+        if not 0 <= version < len(self.events):
+            raise IndexError(f"version {version} is beyond the log (0..{len(self.events) - 1})")
+        states = self._states
+        kept = states.get(version)
+        if kept is not None:
+            return kept
+        start = version - 1
+        while start not in states:  # a checkpoint is at most _CHECKPOINT_EVERY back
+            start -= 1
+        state = states[start]
+        made_version, made = self._made_again
+        if start < made_version < version:
+            start, state = made_version, made
+        for entry in self.events[start + 1 : version + 1]:
+            state = self._state_after(state, entry)
+        self._made_again = (version, state)
+        return state
+
+    def _state_after(self, state: Any, entry: LogEntry) -> Any:
+        """The state after ``entry`` from the state before it (what _apply and _forfeit
+        made of it)."""
+        if entry.kind is EventKind.MOVE_APPLIED and entry.seat is not None:
+            return self.rules.apply(state, entry.seat, entry.move)
+        if entry.kind is EventKind.SEAT_FORFEITED and entry.seat is not None:
+            reduced = self.hooks.remove_seat(self.rules, state, entry.seat)
+            return state if reduced is None else reduced
+        return state
 
     def scores(self) -> tuple[int, ...]:
         """Return every seat's current (or final) score."""
@@ -774,8 +817,16 @@ class Match:
             state_version=len(self.events), time=self._wall_clock(), kind=kind, **fields
         )
         self.events.append(entry)
-        if entry.state_version > 0:
-            self._states.append(self.state)
+        version = entry.state_version
+        states = self._states
+        states[version] = self.state
+        old = version - _RECENT_STATES
+        if old > 0 and old % _CHECKPOINT_EVERY:
+            states.pop(old, None)
+        if kind is EventKind.MATCH_FINISHED:  # no live stream needs the recent ones now
+            for recent in range(max(1, old + 1), version):
+                if recent % _CHECKPOINT_EVERY:
+                    states.pop(recent, None)
 
     def _advance(self, *, moved: frozenset[Seat], now: float) -> None:
         """Bring the match to its next waiting point after a state change."""
@@ -846,6 +897,7 @@ class Match:
                 )
                 ranks[seat] = len(survivors) + 1 + later
         self.pending.clear()
+        self._legal_cache.clear()  # nobody moves any more: free the last legal moves
         self.result = MatchResult(tuple(scores), tuple(ranks), forfeited, reason)
         self.end_time = self._wall_clock()
         self._append(EventKind.MATCH_FINISHED, reason=reason, result=self.result)
