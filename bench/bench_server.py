@@ -396,12 +396,11 @@ def _rss_kib(pid: int) -> int:
 
 
 async def _hold_matches(count: int) -> None:
-    command = (
-        "import logging;"
-        "from botarena.clients.cli import main;"
-        "raise SystemExit(main(['serve', '--port', '0', '--log-format', 'json',"
-        " '--log-level', 'warning']))"
-    )
+    with tempfile.TemporaryDirectory() as scratch:
+        await _hold_matches_on(count, os.path.join(scratch, "bench.db"))
+
+
+async def _hold_matches_on(count: int, database: str) -> None:
     # --log-level warning hides the 'serving' line, so find the port another way: bind a
     # port here first, free it, and hand it to the child.
     import socket
@@ -409,7 +408,11 @@ async def _hold_matches(count: int) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    command = command.replace("'0'", f"'{port}'")
+    # A database of its own: the server must not recover (and hold) the matches of earlier
+    # runs, nor leave these in the user's default database.
+    argv = ["serve", "--port", str(port), "--db", database, "--log-format", "json"]
+    argv += ["--log-level", "warning"]
+    command = f"from botarena.clients.cli import main; raise SystemExit(main({argv!r}))"
     child = subprocess.Popen([sys.executable, "-c", command], stdout=subprocess.DEVNULL)
     try:
         target = f"127.0.0.1:{port}"
