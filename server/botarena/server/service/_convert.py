@@ -12,8 +12,6 @@ import secrets
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from google.protobuf.message import Message
-
 from botarena.server.games import Rules, Seat
 from botarena.server.match import (
     EventKind,
@@ -34,6 +32,7 @@ from botarena.server.service.codecs import (
     codec_for_proto,
     duration_seconds,
     encode_varint,
+    field_tag,
     set_duration,
     set_timestamp,
 )
@@ -253,16 +252,11 @@ def encode_view(
     codec.encode_view(match.rules.view(state, seat), seat, with_history=with_history, out=out)
 
 
-def _field_tag(message: type[Message], field: str) -> bytes:
-    """The tag of a length-delimited ``field`` of ``message``."""
-    return encode_varint(message.DESCRIPTOR.fields_by_name[field].number << 3 | 2)
-
-
-_EVENT_TAG = _field_tag(match_service_pb2.StreamMatchEventsResponse, "event")
-_DECISION_REQUESTED_TAG = _field_tag(match_pb2.MatchEvent, "decision_requested")
-_MOVE_APPLIED_TAG = _field_tag(match_pb2.MatchEvent, "move_applied")
-_APPLIED_VIEW_TAG = _field_tag(match_pb2.MoveApplied, "view")
-_DECISION_VIEW_TAG = _field_tag(match_pb2.DecisionRequested, "view")
+_EVENT_TAG = field_tag(match_service_pb2.StreamMatchEventsResponse, "event")
+_DECISION_REQUESTED_TAG = field_tag(match_pb2.MatchEvent, "decision_requested")
+_MOVE_APPLIED_TAG = field_tag(match_pb2.MatchEvent, "move_applied")
+_APPLIED_VIEW_TAG = field_tag(match_pb2.MoveApplied, "view")
+_DECISION_VIEW_TAG = field_tag(match_pb2.DecisionRequested, "view")
 _LEGAL_MOVES_FIELD = match_pb2.DecisionRequested.DESCRIPTOR.fields_by_name["legal_moves"].number
 
 

@@ -16,6 +16,7 @@ from botarena.server.service.codecs._base import (
     codec_for_proto,
     duration_seconds,
     encode_varint,
+    field_tag,
     set_duration,
     set_timestamp,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "codec_for_proto",
     "duration_seconds",
     "encode_varint",
+    "field_tag",
     "set_duration",
     "set_timestamp",
 ]

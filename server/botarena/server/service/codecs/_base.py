@@ -19,6 +19,7 @@ __all__ = [
     "codec_for_proto",
     "duration_seconds",
     "encode_varint",
+    "field_tag",
     "serialized_view",
     "set_duration",
     "set_timestamp",
@@ -105,6 +106,11 @@ def serialized_view(codec: GameCodec, view: object, seat: Seat | None) -> bytes:
     out = match_pb2.PlayerView()
     codec.encode_view(view, seat, with_history=False, out=out)
     return out.SerializeToString()
+
+
+def field_tag(message: type[Message], field: str) -> bytes:
+    """Return the wire tag of the length-delimited ``field`` of ``message``."""
+    return encode_varint(message.DESCRIPTOR.fields_by_name[field].number << 3 | 2)
 
 
 def encode_varint(value: int) -> bytes:

@@ -24,7 +24,7 @@ from botarena.server.games.qwirkle import (
     Tile,
 )
 from botarena.server.match import InvalidRequestError
-from botarena.server.service.codecs._base import encode_varint
+from botarena.server.service.codecs._base import encode_varint, field_tag
 from botarena.v1 import match_pb2, qwirkle_pb2
 
 __all__ = ["MAX_COORDINATE", "MAX_TILES_PER_MOVE", "QwirkleCodec", "decode_move", "encode_move"]
@@ -370,9 +370,7 @@ class QwirkleCodec:
         return head + _PLAYER_VIEW_QWIRKLE_TAG + _varint(len(body)) + body
 
 
-_PLAYER_VIEW_QWIRKLE_TAG = _varint(
-    match_pb2.PlayerView.DESCRIPTOR.fields_by_name["qwirkle"].number << 3 | 2
-)
+_PLAYER_VIEW_QWIRKLE_TAG = field_tag(match_pb2.PlayerView, "qwirkle")
 
 
 def _checked_view(view: object) -> QwirkleView:
