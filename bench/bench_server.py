@@ -59,22 +59,24 @@ from botarena.v1 import match_pb2, match_service_pb2, match_service_pb2_grpc
 class Timed:
     """Wraps an object (an engine, a codec) and adds up the time spent in its methods.
 
-    ``spans`` keeps each call's ``(start, end)`` in ``time.perf_counter()`` seconds, in
-    call order: on Linux that is ``CLOCK_MONOTONIC``, one clock for every process, so the
-    spans can be laid over the hops a client process timed (:func:`overlap`).
+    With ``keep_spans``, ``spans`` keeps each call's ``(start, end)`` in
+    ``time.perf_counter()`` seconds, in call order: on Linux that is ``CLOCK_MONOTONIC``,
+    one clock for every process, so the spans can be laid over the hops a client process
+    timed (:func:`overlap`).
     """
 
-    def __init__(self, wrapped: Any) -> None:
+    def __init__(self, wrapped: Any, *, keep_spans: bool = False) -> None:
         self._wrapped = wrapped
         self.seconds = 0.0
         self.spans: list[tuple[float, float]] = []
+        self._keep_spans = keep_spans
 
     def __getattr__(self, name: str) -> Any:
         attribute = getattr(self._wrapped, name)
         if not callable(attribute):
             return attribute
 
-        spans = self.spans
+        keep = self.spans.append if self._keep_spans else None
 
         def timed(*args: Any, **kwargs: Any) -> Any:
             started = time.perf_counter()
@@ -83,7 +85,8 @@ class Timed:
             finally:
                 ended = time.perf_counter()
                 self.seconds += ended - started
-                spans.append((started, ended))
+                if keep is not None:
+                    keep((started, ended))
 
         # Cached on the instance: later look-ups skip __getattr__ and this closure, so the
         # wrapper adds as little as it can to the server time it is subtracted from.
@@ -262,7 +265,7 @@ async def _server_round(hops: int, run: _ServerRun) -> None:
     arrival of the decision: those of this hop, and whatever the server was still doing
     for the hop before (the mover's event) when the submit came in.
     """
-    rules = Timed(QWIRKLE)
+    rules = Timed(QWIRKLE, keep_spans=True)
     server, port = await create_server(
         "127.0.0.1:0", manager=MatchManager(games=lambda name: rules)
     )
