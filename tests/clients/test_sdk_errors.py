@@ -11,6 +11,8 @@ from google.rpc import error_details_pb2, status_pb2
 
 from botarena import clients
 from botarena.clients import (
+    AdmissionRefusedError,
+    AlreadyExistsError,
     AuthenticationError,
     BotarenaError,
     BotNotFoundError,
@@ -23,7 +25,6 @@ from botarena.clients import (
     NotFoundError,
     NotYourTurnError,
     PermissionDeniedError,
-    ResourceExhaustedError,
     SeatForfeitedError,
     StaleStateError,
     StateVersionAheadError,
@@ -90,7 +91,9 @@ CASES = [
     (grpc.StatusCode.UNAUTHENTICATED, "ADMIN_TOKEN_REQUIRED", AuthenticationError),
     (grpc.StatusCode.UNAUTHENTICATED, "SEAT_TOKEN_REQUIRED", AuthenticationError),
     (grpc.StatusCode.PERMISSION_DENIED, "SEAT_TOKEN_INVALID", PermissionDeniedError),
-    (grpc.StatusCode.RESOURCE_EXHAUSTED, "TOO_MANY_MATCHES", ResourceExhaustedError),
+    (grpc.StatusCode.RESOURCE_EXHAUSTED, "TOO_MANY_MATCHES", AdmissionRefusedError),
+    (grpc.StatusCode.RESOURCE_EXHAUSTED, "CREATE_RATE_LIMITED", AdmissionRefusedError),
+    (grpc.StatusCode.ALREADY_EXISTS, "REQUEST_ID_CONFLICT", AlreadyExistsError),
     (grpc.StatusCode.NOT_FOUND, "MATCH_NOT_FOUND", MatchNotFoundError),
     (grpc.StatusCode.NOT_FOUND, "BOT_NOT_FOUND", BotNotFoundError),
     (grpc.StatusCode.NOT_FOUND, "SOMETHING_NEW", NotFoundError),
@@ -117,7 +120,8 @@ def test_the_reason_then_the_code_picks_the_class(
     assert type(error) is expected
     assert (error.code, error.reason, error.message) == (code, reason, "a sentence")
     assert dict(error.metadata) == {"seat": "1"}
-    assert not error.retryable
+    # Only admission refusals (a limit that frees up) and transport failures are retryable.
+    assert error.retryable is (expected is AdmissionRefusedError)
 
 
 def test_every_error_reason_of_the_proto_has_a_class() -> None:

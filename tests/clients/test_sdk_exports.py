@@ -35,6 +35,7 @@ EXPORTS = {
         "NotYourTurnError",
         "PermissionDeniedError",
         "ResourceExhaustedError",
+        "AdmissionRefusedError",
         "RetryPolicy",
         "SeatForfeitedError",
         "StaleStateError",

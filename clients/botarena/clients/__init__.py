@@ -24,6 +24,7 @@ from botarena.clients._bot import (
 from botarena.clients._client import MatchClient
 from botarena.clients._errors import (
     DOMAIN,
+    AdmissionRefusedError,
     AlreadyExistsError,
     AuthenticationError,
     BotarenaError,
@@ -64,6 +65,7 @@ __all__ = [
     "ENV_TOKEN",
     "EXIT_CONNECTION_FAILED",
     "EXIT_MATCH_OVER",
+    "AdmissionRefusedError",
     "AlreadyExistsError",
     "AsyncLadderClient",
     "AsyncMatchClient",

@@ -22,6 +22,7 @@ from google.rpc import error_details_pb2, status_pb2
 
 __all__ = [
     "DOMAIN",
+    "AdmissionRefusedError",
     "AlreadyExistsError",
     "AuthenticationError",
     "BotNotFoundError",
@@ -63,7 +64,9 @@ class BotarenaError(Exception):
         metadata: ``ErrorInfo.metadata`` (for example ``{"field": "config.seat_count"}``).
         field_violations: ``BadRequest`` details, field name to description.
         retryable: True when repeating the same call (with the same ``request_id``) may
-            succeed: the server was unreachable or the call ran out of time.
+            succeed: the server was unreachable, the call ran out of time, or the server
+            refused a new match for now (admission control).
+        retry_after: The server's ``RetryInfo`` hint in seconds, or ``None``.
     """
 
     retryable: ClassVar[bool] = False
@@ -76,8 +79,10 @@ class BotarenaError(Exception):
         metadata: Mapping[str, str] | None = None,
         *,
         field_violations: Mapping[str, str] | None = None,
+        retry_after: float | None = None,
     ) -> None:
         super().__init__(code, reason, message)
+        self.retry_after = retry_after
         self.code = code
         self.reason = reason
         self.message = message
@@ -108,7 +113,8 @@ class BotNotFoundError(NotFoundError):
 class AlreadyExistsError(BotarenaError):
     """ALREADY_EXISTS: the name is taken (``BOT_NAME_TAKEN``: a bot of that game has it),
     or a CreateMatch ``request_id`` made a match before a server restart
-    (``REQUEST_ID_USED``; ``metadata["match"]`` names it)."""
+    (``REQUEST_ID_USED``; ``metadata["match"]`` names it) or was used by another caller
+    or for another config (``REQUEST_ID_CONFLICT``)."""
 
 
 class AuthenticationError(BotarenaError):
@@ -131,7 +137,16 @@ class StateVersionAheadError(BotarenaError):
 
 
 class ResourceExhaustedError(BotarenaError):
-    """RESOURCE_EXHAUSTED: the server holds as many matches as it may."""
+    """RESOURCE_EXHAUSTED: a limit of the server; a request larger than it accepts gets
+    this class itself (no reason)."""
+
+
+class AdmissionRefusedError(ResourceExhaustedError):
+    """``TOO_MANY_MATCHES``, ``CREATE_RATE_LIMITED``: the server admits no new match now
+    (``metadata["limit"]`` names the limit). Retryable: wait ``retry_after`` seconds and
+    repeat the call with the same ``request_id``."""
+
+    retryable = True
 
 
 class FailedPreconditionError(BotarenaError):
@@ -200,7 +215,8 @@ _BY_REASON: Mapping[str, type[BotarenaError]] = MappingProxyType(
         "ADMIN_TOKEN_REQUIRED": AuthenticationError,
         "SEAT_TOKEN_REQUIRED": AuthenticationError,
         "SEAT_TOKEN_INVALID": PermissionDeniedError,
-        "TOO_MANY_MATCHES": ResourceExhaustedError,
+        "TOO_MANY_MATCHES": AdmissionRefusedError,
+        "CREATE_RATE_LIMITED": AdmissionRefusedError,
         "MATCH_NOT_FOUND": MatchNotFoundError,
         "BOT_NOT_FOUND": BotNotFoundError,
         "STALE_STATE_VERSION": StaleStateError,
@@ -212,6 +228,7 @@ _BY_REASON: Mapping[str, type[BotarenaError]] = MappingProxyType(
         "BOT_SECRET_INVALID": AuthenticationError,
         "BOT_NAME_TAKEN": AlreadyExistsError,
         "REQUEST_ID_USED": AlreadyExistsError,
+        "REQUEST_ID_CONFLICT": AlreadyExistsError,
     }
 )
 
@@ -250,20 +267,26 @@ def from_grpc_error(error: grpc.RpcError) -> BotarenaError:
     reason: str | None = None
     metadata: dict[str, str] = {}
     violations: dict[str, str] = {}
+    retry_after: float | None = None
     status = _rich_status(_call(error, "trailing_metadata") or ())
     if status is not None:
         message = status.message or message
         for detail in status.details:
             info = error_details_pb2.ErrorInfo()
             bad_request = error_details_pb2.BadRequest()
+            retry = error_details_pb2.RetryInfo()
             if detail.Unpack(info):
                 if info.domain == DOMAIN:
                     reason, metadata = info.reason, dict(info.metadata)
             elif detail.Unpack(bad_request):
                 for violation in bad_request.field_violations:
                     violations[violation.field] = violation.description
+            elif detail.Unpack(retry):
+                retry_after = retry.retry_delay.ToNanoseconds() / 1e9
     cls = _class_for(code, reason, metadata)
-    return cls(code, reason, message, metadata, field_violations=violations)
+    return cls(
+        code, reason, message, metadata, field_violations=violations, retry_after=retry_after
+    )
 
 
 def _class_for(

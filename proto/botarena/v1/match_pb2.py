@@ -29,49 +29,49 @@ from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x62otarena/v1/match.proto\x12\x0b\x62otarena.v1\x1a\x1d\x62otarena/v1/queendomino.proto\x1a\x19\x62otarena/v1/qwirkle.proto\x1a\x17\x62otarena/v1/qwixx.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x9d\x01\n\x0bTimeControl\x12\x32\n\x0fmove_time_limit\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12,\n\ttime_bank\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12,\n\tincrement\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\"Z\n\rMatchPolicies\x12.\n\non_timeout\x18\x01 \x01(\x0e\x32\x1a.botarena.v1.TimeoutPolicy\x12\x19\n\x11max_illegal_moves\x18\x02 \x01(\x05\"\xf0\x02\n\x0bMatchConfig\x12\x1f\n\x04game\x18\x01 \x01(\x0e\x32\x11.botarena.v1.Game\x12\x12\n\nseat_count\x18\x02 \x01(\x05\x12\x11\n\x04seed\x18\x03 \x01(\x04H\x01\x88\x01\x01\x12.\n\x0ctime_control\x18\x04 \x01(\x0b\x32\x18.botarena.v1.TimeControl\x12,\n\x08policies\x18\x05 \x01(\x0b\x32\x1a.botarena.v1.MatchPolicies\x12\x12\n\nseat_names\x18\x06 \x03(\t\x12-\n\x07qwirkle\x18\n \x01(\x0b\x32\x1a.botarena.v1.QwirkleConfigH\x00\x12)\n\x05qwixx\x18\x0b \x01(\x0b\x32\x18.botarena.v1.QwixxConfigH\x00\x12\x35\n\x0bqueendomino\x18\x0c \x01(\x0b\x32\x1e.botarena.v1.QueendominoConfigH\x00\x42\r\n\x0bgame_configB\x07\n\x05_seed\"\x9e\x01\n\x04Move\x12+\n\x07qwirkle\x18\x01 \x01(\x0b\x32\x18.botarena.v1.QwirkleMoveH\x00\x12\'\n\x05qwixx\x18\x02 \x01(\x0b\x32\x16.botarena.v1.QwixxMoveH\x00\x12\x33\n\x0bqueendomino\x18\x03 \x01(\x0b\x32\x1c.botarena.v1.QueendominoMoveH\x00\x42\x0b\n\tgame_move\"\xc0\x01\n\nPlayerView\x12\x11\n\x04seat\x18\x01 \x01(\x05H\x01\x88\x01\x01\x12+\n\x07qwirkle\x18\n \x01(\x0b\x32\x18.botarena.v1.QwirkleViewH\x00\x12\'\n\x05qwixx\x18\x0b \x01(\x0b\x32\x16.botarena.v1.QwixxViewH\x00\x12\x33\n\x0bqueendomino\x18\x0c \x01(\x0b\x32\x1c.botarena.v1.QueendominoViewH\x00\x42\x0b\n\tgame_viewB\x07\n\x05_seat\"\xb7\x01\n\x08\x44\x65\x63ision\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x31\n\rdeadline_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x32\n\x0fmove_time_limit\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x36\n\x13time_bank_remaining\x18\x04 \x01(\x0b\x32\x19.google.protobuf.Duration\"\xb3\x01\n\nSeatStatus\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\r\n\x05score\x18\x03 \x01(\x05\x12\x11\n\tforfeited\x18\x04 \x01(\x08\x12\x36\n\x13time_bank_remaining\x18\x05 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x10\n\x08timeouts\x18\x06 \x01(\x05\x12\x15\n\rillegal_moves\x18\x07 \x01(\x05\"J\n\nSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05score\x18\x02 \x01(\x05\x12\x0c\n\x04rank\x18\x03 \x01(\x05\x12\x11\n\tforfeited\x18\x04 \x01(\x08\"H\n\x0cMatchOutcome\x12(\n\x07results\x18\x01 \x03(\x0b\x32\x17.botarena.v1.SeatResult\x12\x0e\n\x06reason\x18\x02 \x01(\t\"\x8e\x03\n\x05Match\x12\x0c\n\x04name\x18\x01 \x01(\t\x12(\n\x06\x63onfig\x18\x02 \x01(\x0b\x32\x18.botarena.v1.MatchConfig\x12\'\n\x05state\x18\x03 \x01(\x0e\x32\x18.botarena.v1.Match.State\x12\x15\n\rstate_version\x18\x04 \x01(\x03\x12&\n\x05seats\x18\x05 \x03(\x0b\x32\x17.botarena.v1.SeatStatus\x12\x14\n\x0cseats_to_act\x18\x06 \x03(\x05\x12*\n\x07outcome\x18\x07 \x01(\x0b\x32\x19.botarena.v1.MatchOutcome\x12/\n\x0b\x63reate_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"D\n\x05State\x12\x15\n\x11STATE_UNSPECIFIED\x10\x00\x12\x10\n\x0cSTATE_ACTIVE\x10\x01\x12\x12\n\x0eSTATE_FINISHED\x10\x02\"\xe5\x02\n\nMatchEvent\x12\x15\n\rstate_version\x18\x01 \x01(\x03\x12(\n\x04time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x32\n\rmatch_started\x18\n \x01(\x0b\x32\x19.botarena.v1.MatchStartedH\x00\x12\x30\n\x0cmove_applied\x18\x0b \x01(\x0b\x32\x18.botarena.v1.MoveAppliedH\x00\x12<\n\x12\x64\x65\x63ision_requested\x18\x0c \x01(\x0b\x32\x1e.botarena.v1.DecisionRequestedH\x00\x12\x34\n\x0eseat_forfeited\x18\r \x01(\x0b\x32\x1a.botarena.v1.SeatForfeitedH\x00\x12\x34\n\x0ematch_finished\x18\x0e \x01(\x0b\x32\x1a.botarena.v1.MatchFinishedH\x00\x42\x06\n\x04kind\"1\n\x0cMatchStarted\x12!\n\x05match\x18\x01 \x01(\x0b\x32\x12.botarena.v1.Match\"\xad\x01\n\x0bMoveApplied\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x1f\n\x04move\x18\x02 \x01(\x0b\x32\x11.botarena.v1.Move\x12\x19\n\x11\x62y_timeout_policy\x18\x03 \x01(\x08\x12-\n\nthink_time\x18\x04 \x01(\x0b\x32\x19.google.protobuf.Duration\x12%\n\x04view\x18\x05 \x01(\x0b\x32\x17.botarena.v1.PlayerView\"\x8b\x01\n\x11\x44\x65\x63isionRequested\x12\'\n\x08\x64\x65\x63ision\x18\x01 \x01(\x0b\x32\x15.botarena.v1.Decision\x12%\n\x04view\x18\x02 \x01(\x0b\x32\x17.botarena.v1.PlayerView\x12&\n\x0blegal_moves\x18\x03 \x03(\x0b\x32\x11.botarena.v1.Move\"-\n\rSeatForfeited\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06reason\x18\x02 \x01(\t\";\n\rMatchFinished\x12*\n\x07outcome\x18\x01 \x01(\x0b\x32\x19.botarena.v1.MatchOutcome*T\n\x04Game\x12\x14\n\x10GAME_UNSPECIFIED\x10\x00\x12\x10\n\x0cGAME_QWIRKLE\x10\x01\x12\x0e\n\nGAME_QWIXX\x10\x02\x12\x14\n\x10GAME_QUEENDOMINO\x10\x03*l\n\rTimeoutPolicy\x12\x1e\n\x1aTIMEOUT_POLICY_UNSPECIFIED\x10\x00\x12\x1a\n\x16TIMEOUT_POLICY_FORFEIT\x10\x01\x12\x1f\n\x1bTIMEOUT_POLICY_DEFAULT_MOVE\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x62otarena/v1/match.proto\x12\x0b\x62otarena.v1\x1a\x1d\x62otarena/v1/queendomino.proto\x1a\x19\x62otarena/v1/qwirkle.proto\x1a\x17\x62otarena/v1/qwixx.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x9d\x01\n\x0bTimeControl\x12\x32\n\x0fmove_time_limit\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12,\n\ttime_bank\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12,\n\tincrement\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\"\xab\x01\n\rMatchPolicies\x12.\n\non_timeout\x18\x01 \x01(\x0e\x32\x1a.botarena.v1.TimeoutPolicy\x12\x19\n\x11max_illegal_moves\x18\x02 \x01(\x05\x12\x1e\n\x16max_stand_ins_in_a_row\x18\x03 \x01(\x05\x12/\n\x0cjoin_timeout\x18\x04 \x01(\x0b\x32\x19.google.protobuf.Duration\"\xf0\x02\n\x0bMatchConfig\x12\x1f\n\x04game\x18\x01 \x01(\x0e\x32\x11.botarena.v1.Game\x12\x12\n\nseat_count\x18\x02 \x01(\x05\x12\x11\n\x04seed\x18\x03 \x01(\x04H\x01\x88\x01\x01\x12.\n\x0ctime_control\x18\x04 \x01(\x0b\x32\x18.botarena.v1.TimeControl\x12,\n\x08policies\x18\x05 \x01(\x0b\x32\x1a.botarena.v1.MatchPolicies\x12\x12\n\nseat_names\x18\x06 \x03(\t\x12-\n\x07qwirkle\x18\n \x01(\x0b\x32\x1a.botarena.v1.QwirkleConfigH\x00\x12)\n\x05qwixx\x18\x0b \x01(\x0b\x32\x18.botarena.v1.QwixxConfigH\x00\x12\x35\n\x0bqueendomino\x18\x0c \x01(\x0b\x32\x1e.botarena.v1.QueendominoConfigH\x00\x42\r\n\x0bgame_configB\x07\n\x05_seed\"\x9e\x01\n\x04Move\x12+\n\x07qwirkle\x18\x01 \x01(\x0b\x32\x18.botarena.v1.QwirkleMoveH\x00\x12\'\n\x05qwixx\x18\x02 \x01(\x0b\x32\x16.botarena.v1.QwixxMoveH\x00\x12\x33\n\x0bqueendomino\x18\x03 \x01(\x0b\x32\x1c.botarena.v1.QueendominoMoveH\x00\x42\x0b\n\tgame_move\"\xc0\x01\n\nPlayerView\x12\x11\n\x04seat\x18\x01 \x01(\x05H\x01\x88\x01\x01\x12+\n\x07qwirkle\x18\n \x01(\x0b\x32\x18.botarena.v1.QwirkleViewH\x00\x12\'\n\x05qwixx\x18\x0b \x01(\x0b\x32\x16.botarena.v1.QwixxViewH\x00\x12\x33\n\x0bqueendomino\x18\x0c \x01(\x0b\x32\x1c.botarena.v1.QueendominoViewH\x00\x42\x0b\n\tgame_viewB\x07\n\x05_seat\"\xb7\x01\n\x08\x44\x65\x63ision\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x31\n\rdeadline_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x32\n\x0fmove_time_limit\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x36\n\x13time_bank_remaining\x18\x04 \x01(\x0b\x32\x19.google.protobuf.Duration\"\xe3\x01\n\nSeatStatus\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\r\n\x05score\x18\x03 \x01(\x05\x12\x11\n\tforfeited\x18\x04 \x01(\x08\x12\x36\n\x13time_bank_remaining\x18\x05 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x10\n\x08timeouts\x18\x06 \x01(\x05\x12\x15\n\rillegal_moves\x18\x07 \x01(\x05\x12\x16\n\x0estand_in_moves\x18\x08 \x01(\x05\x12\x16\n\x0e\x66orfeit_reason\x18\t \x01(\t\"b\n\nSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05score\x18\x02 \x01(\x05\x12\x0c\n\x04rank\x18\x03 \x01(\x05\x12\x11\n\tforfeited\x18\x04 \x01(\x08\x12\x16\n\x0e\x66orfeit_reason\x18\x05 \x01(\t\"H\n\x0cMatchOutcome\x12(\n\x07results\x18\x01 \x03(\x0b\x32\x17.botarena.v1.SeatResult\x12\x0e\n\x06reason\x18\x02 \x01(\t\"\xa3\x03\n\x05Match\x12\x0c\n\x04name\x18\x01 \x01(\t\x12(\n\x06\x63onfig\x18\x02 \x01(\x0b\x32\x18.botarena.v1.MatchConfig\x12\'\n\x05state\x18\x03 \x01(\x0e\x32\x18.botarena.v1.Match.State\x12\x15\n\rstate_version\x18\x04 \x01(\x03\x12&\n\x05seats\x18\x05 \x03(\x0b\x32\x17.botarena.v1.SeatStatus\x12\x14\n\x0cseats_to_act\x18\x06 \x03(\x05\x12*\n\x07outcome\x18\x07 \x01(\x0b\x32\x19.botarena.v1.MatchOutcome\x12/\n\x0b\x63reate_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"Y\n\x05State\x12\x15\n\x11STATE_UNSPECIFIED\x10\x00\x12\x10\n\x0cSTATE_ACTIVE\x10\x01\x12\x12\n\x0eSTATE_FINISHED\x10\x02\x12\x13\n\x0fSTATE_ABANDONED\x10\x03\"\xe5\x02\n\nMatchEvent\x12\x15\n\rstate_version\x18\x01 \x01(\x03\x12(\n\x04time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x32\n\rmatch_started\x18\n \x01(\x0b\x32\x19.botarena.v1.MatchStartedH\x00\x12\x30\n\x0cmove_applied\x18\x0b \x01(\x0b\x32\x18.botarena.v1.MoveAppliedH\x00\x12<\n\x12\x64\x65\x63ision_requested\x18\x0c \x01(\x0b\x32\x1e.botarena.v1.DecisionRequestedH\x00\x12\x34\n\x0eseat_forfeited\x18\r \x01(\x0b\x32\x1a.botarena.v1.SeatForfeitedH\x00\x12\x34\n\x0ematch_finished\x18\x0e \x01(\x0b\x32\x1a.botarena.v1.MatchFinishedH\x00\x42\x06\n\x04kind\"1\n\x0cMatchStarted\x12!\n\x05match\x18\x01 \x01(\x0b\x32\x12.botarena.v1.Match\"\xad\x01\n\x0bMoveApplied\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x1f\n\x04move\x18\x02 \x01(\x0b\x32\x11.botarena.v1.Move\x12\x19\n\x11\x62y_timeout_policy\x18\x03 \x01(\x08\x12-\n\nthink_time\x18\x04 \x01(\x0b\x32\x19.google.protobuf.Duration\x12%\n\x04view\x18\x05 \x01(\x0b\x32\x17.botarena.v1.PlayerView\"\x8b\x01\n\x11\x44\x65\x63isionRequested\x12\'\n\x08\x64\x65\x63ision\x18\x01 \x01(\x0b\x32\x15.botarena.v1.Decision\x12%\n\x04view\x18\x02 \x01(\x0b\x32\x17.botarena.v1.PlayerView\x12&\n\x0blegal_moves\x18\x03 \x03(\x0b\x32\x11.botarena.v1.Move\"-\n\rSeatForfeited\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06reason\x18\x02 \x01(\t\";\n\rMatchFinished\x12*\n\x07outcome\x18\x01 \x01(\x0b\x32\x19.botarena.v1.MatchOutcome*T\n\x04Game\x12\x14\n\x10GAME_UNSPECIFIED\x10\x00\x12\x10\n\x0cGAME_QWIRKLE\x10\x01\x12\x0e\n\nGAME_QWIXX\x10\x02\x12\x14\n\x10GAME_QUEENDOMINO\x10\x03*l\n\rTimeoutPolicy\x12\x1e\n\x1aTIMEOUT_POLICY_UNSPECIFIED\x10\x00\x12\x1a\n\x16TIMEOUT_POLICY_FORFEIT\x10\x01\x12\x1f\n\x1bTIMEOUT_POLICY_DEFAULT_MOVE\x10\x02\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'botarena.v1.match_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_GAME']._serialized_start=2923
-  _globals['_GAME']._serialized_end=3007
-  _globals['_TIMEOUTPOLICY']._serialized_start=3009
-  _globals['_TIMEOUTPOLICY']._serialized_end=3117
+  _globals['_GAME']._serialized_start=3098
+  _globals['_GAME']._serialized_end=3182
+  _globals['_TIMEOUTPOLICY']._serialized_start=3184
+  _globals['_TIMEOUTPOLICY']._serialized_end=3292
   _globals['_TIMECONTROL']._serialized_start=189
   _globals['_TIMECONTROL']._serialized_end=346
-  _globals['_MATCHPOLICIES']._serialized_start=348
-  _globals['_MATCHPOLICIES']._serialized_end=438
-  _globals['_MATCHCONFIG']._serialized_start=441
-  _globals['_MATCHCONFIG']._serialized_end=809
-  _globals['_MOVE']._serialized_start=812
-  _globals['_MOVE']._serialized_end=970
-  _globals['_PLAYERVIEW']._serialized_start=973
-  _globals['_PLAYERVIEW']._serialized_end=1165
-  _globals['_DECISION']._serialized_start=1168
-  _globals['_DECISION']._serialized_end=1351
-  _globals['_SEATSTATUS']._serialized_start=1354
-  _globals['_SEATSTATUS']._serialized_end=1533
-  _globals['_SEATRESULT']._serialized_start=1535
-  _globals['_SEATRESULT']._serialized_end=1609
-  _globals['_MATCHOUTCOME']._serialized_start=1611
-  _globals['_MATCHOUTCOME']._serialized_end=1683
-  _globals['_MATCH']._serialized_start=1686
-  _globals['_MATCH']._serialized_end=2084
-  _globals['_MATCH_STATE']._serialized_start=2016
-  _globals['_MATCH_STATE']._serialized_end=2084
-  _globals['_MATCHEVENT']._serialized_start=2087
-  _globals['_MATCHEVENT']._serialized_end=2444
-  _globals['_MATCHSTARTED']._serialized_start=2446
-  _globals['_MATCHSTARTED']._serialized_end=2495
-  _globals['_MOVEAPPLIED']._serialized_start=2498
-  _globals['_MOVEAPPLIED']._serialized_end=2671
-  _globals['_DECISIONREQUESTED']._serialized_start=2674
-  _globals['_DECISIONREQUESTED']._serialized_end=2813
-  _globals['_SEATFORFEITED']._serialized_start=2815
-  _globals['_SEATFORFEITED']._serialized_end=2860
-  _globals['_MATCHFINISHED']._serialized_start=2862
-  _globals['_MATCHFINISHED']._serialized_end=2921
+  _globals['_MATCHPOLICIES']._serialized_start=349
+  _globals['_MATCHPOLICIES']._serialized_end=520
+  _globals['_MATCHCONFIG']._serialized_start=523
+  _globals['_MATCHCONFIG']._serialized_end=891
+  _globals['_MOVE']._serialized_start=894
+  _globals['_MOVE']._serialized_end=1052
+  _globals['_PLAYERVIEW']._serialized_start=1055
+  _globals['_PLAYERVIEW']._serialized_end=1247
+  _globals['_DECISION']._serialized_start=1250
+  _globals['_DECISION']._serialized_end=1433
+  _globals['_SEATSTATUS']._serialized_start=1436
+  _globals['_SEATSTATUS']._serialized_end=1663
+  _globals['_SEATRESULT']._serialized_start=1665
+  _globals['_SEATRESULT']._serialized_end=1763
+  _globals['_MATCHOUTCOME']._serialized_start=1765
+  _globals['_MATCHOUTCOME']._serialized_end=1837
+  _globals['_MATCH']._serialized_start=1840
+  _globals['_MATCH']._serialized_end=2259
+  _globals['_MATCH_STATE']._serialized_start=2170
+  _globals['_MATCH_STATE']._serialized_end=2259
+  _globals['_MATCHEVENT']._serialized_start=2262
+  _globals['_MATCHEVENT']._serialized_end=2619
+  _globals['_MATCHSTARTED']._serialized_start=2621
+  _globals['_MATCHSTARTED']._serialized_end=2670
+  _globals['_MOVEAPPLIED']._serialized_start=2673
+  _globals['_MOVEAPPLIED']._serialized_end=2846
+  _globals['_DECISIONREQUESTED']._serialized_start=2849
+  _globals['_DECISIONREQUESTED']._serialized_end=2988
+  _globals['_SEATFORFEITED']._serialized_start=2990
+  _globals['_SEATFORFEITED']._serialized_end=3035
+  _globals['_MATCHFINISHED']._serialized_start=3037
+  _globals['_MATCHFINISHED']._serialized_end=3096
 # @@protoc_insertion_point(module_scope)

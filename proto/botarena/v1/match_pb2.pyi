@@ -67,13 +67,12 @@ class _TimeoutPolicyEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Timeout
     two or more seats remain.
     """
     TIMEOUT_POLICY_DEFAULT_MOVE: _TimeoutPolicy.ValueType  # 2
-    """The server plays the game's documented default move for the seat (Qwirkle: the
-    highest-scoring placement, ties to the first in legal-move order, else an exchange of
-    the whole rack (when the bag holds fewer tiles, of the rack's first tiles in tile
-    order, as many as the bag holds), else a pass; Qwixx: decline; Queendomino: in step A
-    the first legal placement in legal-move order (a discard when the domino fits
-    nowhere), a skip in the optional steps B, C and D, and in step E the free domino with
-    the lowest number) and the match goes on.
+    """The server plays a stand-in move for the seat and the match goes on. A stand-in is
+    never stronger than a weak player: Qwirkle and Queendomino take a uniformly random
+    legal move (Queendomino skips its optional steps B, C and D), drawn from a random
+    source seeded by the match's seed and state version, so a replay makes the same one;
+    Qwixx declines (marks nothing, so the active seat takes a penalty). A seat that gets
+    max_stand_ins_in_a_row stand-ins in a row forfeits with reason "absent".
     """
 
 class TimeoutPolicy(_TimeoutPolicy, metaclass=_TimeoutPolicyEnumTypeWrapper):
@@ -86,13 +85,12 @@ TIMEOUT_POLICY_FORFEIT: TimeoutPolicy.ValueType  # 1
 two or more seats remain.
 """
 TIMEOUT_POLICY_DEFAULT_MOVE: TimeoutPolicy.ValueType  # 2
-"""The server plays the game's documented default move for the seat (Qwirkle: the
-highest-scoring placement, ties to the first in legal-move order, else an exchange of
-the whole rack (when the bag holds fewer tiles, of the rack's first tiles in tile
-order, as many as the bag holds), else a pass; Qwixx: decline; Queendomino: in step A
-the first legal placement in legal-move order (a discard when the domino fits
-nowhere), a skip in the optional steps B, C and D, and in step E the free domino with
-the lowest number) and the match goes on.
+"""The server plays a stand-in move for the seat and the match goes on. A stand-in is
+never stronger than a weak player: Qwirkle and Queendomino take a uniformly random
+legal move (Queendomino skips its optional steps B, C and D), drawn from a random
+source seeded by the match's seed and state version, so a replay makes the same one;
+Qwixx declines (marks nothing, so the active seat takes a penalty). A seat that gets
+max_stand_ins_in_a_row stand-ins in a row forfeits with reason "absent".
 """
 Global___TimeoutPolicy: _TypeAlias = TimeoutPolicy  # noqa: Y015
 
@@ -148,21 +146,39 @@ class MatchPolicies(_message.Message):
 
     ON_TIMEOUT_FIELD_NUMBER: _builtins.int
     MAX_ILLEGAL_MOVES_FIELD_NUMBER: _builtins.int
+    MAX_STAND_INS_IN_A_ROW_FIELD_NUMBER: _builtins.int
+    JOIN_TIMEOUT_FIELD_NUMBER: _builtins.int
     on_timeout: Global___TimeoutPolicy.ValueType
     """What happens when a seat runs out of time."""
     max_illegal_moves: _builtins.int
     """After this many rejected moves within one decision the timeout policy is applied to
     the seat. 0 means the default, 3.
     """
+    max_stand_ins_in_a_row: _builtins.int
+    """A seat that gets this many stand-in moves in a row (timeouts, or illegal moves past
+    max_illegal_moves) forfeits with reason "absent": a bot that does not play never
+    wins through the server's moves. 0 means the default, 3; at most 100.
+    """
+    @_builtins.property
+    def join_timeout(self) -> _duration_pb2.Duration:
+        """Time every seat has, from the match's creation (or a server restart), to show up:
+        open its event stream or call GetPlayerView, SubmitMove or ResignMatch with its seat
+        token. A seat that has not shown up by then forfeits with reason "absent"; when no
+        seat has, the match ends STATE_ABANDONED. Unset means 30 s; at least 10 ms, at most
+        1 h.
+        """
+
     def __init__(
         self,
         *,
         on_timeout: Global___TimeoutPolicy.ValueType = ...,
         max_illegal_moves: _builtins.int = ...,
+        max_stand_ins_in_a_row: _builtins.int = ...,
+        join_timeout: _duration_pb2.Duration | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["join_timeout", b"join_timeout"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["max_illegal_moves", b"max_illegal_moves", "on_timeout", b"on_timeout"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["join_timeout", b"join_timeout", "max_illegal_moves", b"max_illegal_moves", "max_stand_ins_in_a_row", b"max_stand_ins_in_a_row", "on_timeout", b"on_timeout"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -188,8 +204,13 @@ class MatchConfig(_message.Message):
     seat_count: _builtins.int
     """Number of seats; must be within the game's range. 0 means the game's minimum."""
     seed: _builtins.int
-    """The seed all randomness of the match derives from. Unset: the server picks one and
-    reports it in Match.config.
+    """The seed all randomness of the match derives from: with the open-source engines it
+    predicts every hidden rack, draw, roll and deck order, so it is secret while the match
+    runs. Only CreateMatchResponse carries it (the creator's answer); GetMatch,
+    ListMatches, GetPlayerView and every event leave it unset until the match has ended,
+    and show it from then on (replays need it). Unset here: the server picks 64 bits from
+    a cryptographic random source. A chosen seed must be unguessable too (the runner
+    derives each match's seed from its --seed label and a secret key).
     """
     @_builtins.property
     def time_control(self) -> Global___TimeControl:
@@ -385,6 +406,8 @@ class SeatStatus(_message.Message):
     TIME_BANK_REMAINING_FIELD_NUMBER: _builtins.int
     TIMEOUTS_FIELD_NUMBER: _builtins.int
     ILLEGAL_MOVES_FIELD_NUMBER: _builtins.int
+    STAND_IN_MOVES_FIELD_NUMBER: _builtins.int
+    FORFEIT_REASON_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """Seat index, 0-based, in table order."""
     display_name: _builtins.str
@@ -392,11 +415,17 @@ class SeatStatus(_message.Message):
     score: _builtins.int
     """Current score (final score once the match is over)."""
     forfeited: _builtins.bool
-    """True once the seat has forfeited (timeouts, illegal moves or resignation)."""
+    """True once the seat has forfeited (see forfeit_reason)."""
     timeouts: _builtins.int
     """How many times the seat ran out of time (the timeout policy was applied)."""
     illegal_moves: _builtins.int
     """How many of the seat's moves were rejected as illegal."""
+    stand_in_moves: _builtins.int
+    """How many moves the server played for the seat (TIMEOUT_POLICY_DEFAULT_MOVE after a
+    timeout or too many illegal moves, and the turns of a forfeited seat).
+    """
+    forfeit_reason: _builtins.str
+    """Why the seat forfeited, as in SeatForfeited.reason; empty while it plays."""
     @_builtins.property
     def time_bank_remaining(self) -> _duration_pb2.Duration:
         """The seat's time bank now."""
@@ -411,10 +440,12 @@ class SeatStatus(_message.Message):
         time_bank_remaining: _duration_pb2.Duration | None = ...,
         timeouts: _builtins.int = ...,
         illegal_moves: _builtins.int = ...,
+        stand_in_moves: _builtins.int = ...,
+        forfeit_reason: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["time_bank_remaining", b"time_bank_remaining"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["display_name", b"display_name", "forfeited", b"forfeited", "illegal_moves", b"illegal_moves", "score", b"score", "seat", b"seat", "time_bank_remaining", b"time_bank_remaining", "timeouts", b"timeouts"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["display_name", b"display_name", "forfeit_reason", b"forfeit_reason", "forfeited", b"forfeited", "illegal_moves", b"illegal_moves", "score", b"score", "seat", b"seat", "stand_in_moves", b"stand_in_moves", "time_bank_remaining", b"time_bank_remaining", "timeouts", b"timeouts"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -430,6 +461,7 @@ class SeatResult(_message.Message):
     SCORE_FIELD_NUMBER: _builtins.int
     RANK_FIELD_NUMBER: _builtins.int
     FORFEITED_FIELD_NUMBER: _builtins.int
+    FORFEIT_REASON_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """Seat index."""
     score: _builtins.int
@@ -438,6 +470,8 @@ class SeatResult(_message.Message):
     """Place, 1 = first; seats the rules cannot separate share a place."""
     forfeited: _builtins.bool
     """True if the seat forfeited; a forfeited seat ranks after every seat that did not."""
+    forfeit_reason: _builtins.str
+    """Why the seat forfeited, as in SeatForfeited.reason; empty if it did not."""
     def __init__(
         self,
         *,
@@ -445,10 +479,11 @@ class SeatResult(_message.Message):
         score: _builtins.int = ...,
         rank: _builtins.int = ...,
         forfeited: _builtins.bool = ...,
+        forfeit_reason: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["forfeited", b"forfeited", "rank", b"rank", "score", b"score", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["forfeit_reason", b"forfeit_reason", "forfeited", b"forfeited", "rank", b"rank", "score", b"score", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -463,8 +498,8 @@ class MatchOutcome(_message.Message):
     RESULTS_FIELD_NUMBER: _builtins.int
     REASON_FIELD_NUMBER: _builtins.int
     reason: _builtins.str
-    """Why the match ended: a stable lowercase code of the game ("went_out", "blocked"), or
-    "forfeit" when fewer than two seats remained.
+    """Why the match ended: a stable lowercase code of the game ("went_out", "blocked"),
+    "forfeit" when fewer than two seats remained, or "abandoned" (STATE_ABANDONED).
     """
     @_builtins.property
     def results(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatResult]:
@@ -502,6 +537,12 @@ class Match(_message.Message):
         """Moves are being played."""
         STATE_FINISHED: Match._State.ValueType  # 2
         """The game ended; `outcome` is set."""
+        STATE_ABANDONED: Match._State.ValueType  # 3
+        """Nobody played: no seat showed up within join_timeout, or the last seats playing
+        forfeited as "absent" while every seat left had also let the server move for it.
+        `outcome` is set with reason "abandoned"; every seat ranks last (no seat wins) and
+        ladders do not rate the match. Lists filtering on STATE_FINISHED include these.
+        """
 
     class State(_State, metaclass=_StateEnumTypeWrapper):
         """The lifecycle of a match."""
@@ -512,6 +553,12 @@ class Match(_message.Message):
     """Moves are being played."""
     STATE_FINISHED: Match.State.ValueType  # 2
     """The game ended; `outcome` is set."""
+    STATE_ABANDONED: Match.State.ValueType  # 3
+    """Nobody played: no seat showed up within join_timeout, or the last seats playing
+    forfeited as "absent" while every seat left had also let the server move for it.
+    `outcome` is set with reason "abandoned"; every seat ranks last (no seat wins) and
+    ladders do not rate the match. Lists filtering on STATE_FINISHED include these.
+    """
 
     NAME_FIELD_NUMBER: _builtins.int
     CONFIG_FIELD_NUMBER: _builtins.int
@@ -532,7 +579,9 @@ class Match(_message.Message):
     """
     @_builtins.property
     def config(self) -> Global___MatchConfig:
-        """The configuration, with every default filled in (including the seed)."""
+        """The configuration, with every default filled in; the seed only once the match has
+        ended (MatchConfig.seed).
+        """
 
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatStatus]:
@@ -544,7 +593,7 @@ class Match(_message.Message):
 
     @_builtins.property
     def outcome(self) -> Global___MatchOutcome:
-        """The result; set once state is STATE_FINISHED."""
+        """The result; set once state is STATE_FINISHED or STATE_ABANDONED."""
 
     @_builtins.property
     def create_time(self) -> _timestamp_pb2.Timestamp:
@@ -758,7 +807,12 @@ class SeatForfeited(_message.Message):
     seat: _builtins.int
     """The seat that forfeited."""
     reason: _builtins.str
-    """Why: "timeout", "illegal_moves" or "resigned"."""
+    """Why: "timeout" (TIMEOUT_POLICY_FORFEIT), "illegal_moves" (too many, under
+    TIMEOUT_POLICY_FORFEIT), "resigned", "absent" (never showed up within join_timeout,
+    or max_stand_ins_in_a_row stand-in moves in a row) or "bot_exited" (whoever started
+    the bot, such as the match runner, reported that its process ended:
+    ResignMatchRequest.reason).
+    """
     def __init__(
         self,
         *,

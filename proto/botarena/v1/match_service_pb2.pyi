@@ -39,7 +39,9 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     ERROR_REASON_ADMIN_TOKEN_REQUIRED: _ErrorReason.ValueType  # 5
     """The server requires its admin token to create matches."""
     ERROR_REASON_TOO_MANY_MATCHES: _ErrorReason.ValueType  # 6
-    """The server holds as many matches as it is allowed to."""
+    """The server holds as many active matches as it is allowed to, in all or for this
+    caller (metadata["limit"]); retry once some have ended (google.rpc.RetryInfo).
+    """
     ERROR_REASON_MATCH_NOT_FOUND: _ErrorReason.ValueType  # 7
     """No match has that name."""
     ERROR_REASON_INVALID_PAGE_TOKEN: _ErrorReason.ValueType  # 8
@@ -65,6 +67,15 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     ERROR_REASON_REQUEST_ID_USED: _ErrorReason.ValueType  # 18
     """A CreateMatch request_id made a match before the server restarted; its seat tokens
     were shown only in that answer. metadata["match"] is the match's id.
+    """
+    ERROR_REASON_REQUEST_ID_CONFLICT: _ErrorReason.ValueType  # 19
+    """A CreateMatch request_id was used before by another caller, or by this caller with
+    another config: the first answer (its seat tokens) goes only to the same caller for
+    the same config. Pick a new, unguessable request_id.
+    """
+    ERROR_REASON_CREATE_RATE_LIMITED: _ErrorReason.ValueType  # 20
+    """The caller creates matches faster than the server allows (CreateMatch, Admission);
+    a google.rpc.RetryInfo says when to try again.
     """
     ERROR_REASON_EMPTY_MOVE: _ErrorReason.ValueType  # 100
     """Illegal Qwirkle moves (metadata["category"] = "ILLEGAL_MOVE"); RULES.md numbers the
@@ -181,7 +192,9 @@ ERROR_REASON_INVALID_TIME_CONTROL: ErrorReason.ValueType  # 4
 ERROR_REASON_ADMIN_TOKEN_REQUIRED: ErrorReason.ValueType  # 5
 """The server requires its admin token to create matches."""
 ERROR_REASON_TOO_MANY_MATCHES: ErrorReason.ValueType  # 6
-"""The server holds as many matches as it is allowed to."""
+"""The server holds as many active matches as it is allowed to, in all or for this
+caller (metadata["limit"]); retry once some have ended (google.rpc.RetryInfo).
+"""
 ERROR_REASON_MATCH_NOT_FOUND: ErrorReason.ValueType  # 7
 """No match has that name."""
 ERROR_REASON_INVALID_PAGE_TOKEN: ErrorReason.ValueType  # 8
@@ -207,6 +220,15 @@ ERROR_REASON_SEAT_FORFEITED: ErrorReason.ValueType  # 17
 ERROR_REASON_REQUEST_ID_USED: ErrorReason.ValueType  # 18
 """A CreateMatch request_id made a match before the server restarted; its seat tokens
 were shown only in that answer. metadata["match"] is the match's id.
+"""
+ERROR_REASON_REQUEST_ID_CONFLICT: ErrorReason.ValueType  # 19
+"""A CreateMatch request_id was used before by another caller, or by this caller with
+another config: the first answer (its seat tokens) goes only to the same caller for
+the same config. Pick a new, unguessable request_id.
+"""
+ERROR_REASON_CREATE_RATE_LIMITED: ErrorReason.ValueType  # 20
+"""The caller creates matches faster than the server allows (CreateMatch, Admission);
+a google.rpc.RetryInfo says when to try again.
 """
 ERROR_REASON_EMPTY_MOVE: ErrorReason.ValueType  # 100
 """Illegal Qwirkle moves (metadata["category"] = "ILLEGAL_MOVE"); RULES.md numbers the
@@ -308,6 +330,36 @@ ERROR_REASON_BOT_SECRET_INVALID: ErrorReason.ValueType  # 403
 """The bearer token is not the secret of a registered bot."""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015
 
+class _ResignReason:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _ResignReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ResignReason.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    RESIGN_REASON_UNSPECIFIED: _ResignReason.ValueType  # 0
+    """The default, RESIGN_REASON_RESIGNED."""
+    RESIGN_REASON_RESIGNED: _ResignReason.ValueType  # 1
+    """The bot gives up: reason "resigned"."""
+    RESIGN_REASON_BOT_EXITED: _ResignReason.ValueType  # 2
+    """The seat's bot process ended before the match did, reported by whoever started it
+    (the match runner): reason "bot_exited". The seat forfeits at once instead of being
+    played by stand-in moves.
+    """
+
+class ResignReason(_ResignReason, metaclass=_ResignReasonEnumTypeWrapper):
+    """Why a seat is resigned (SeatForfeited.reason shows it)."""
+
+RESIGN_REASON_UNSPECIFIED: ResignReason.ValueType  # 0
+"""The default, RESIGN_REASON_RESIGNED."""
+RESIGN_REASON_RESIGNED: ResignReason.ValueType  # 1
+"""The bot gives up: reason "resigned"."""
+RESIGN_REASON_BOT_EXITED: ResignReason.ValueType  # 2
+"""The seat's bot process ended before the match did, reported by whoever started it
+(the match runner): reason "bot_exited". The seat forfeits at once instead of being
+played by stand-in moves.
+"""
+Global___ResignReason: _TypeAlias = ResignReason  # noqa: Y015
+
 @_typing.final
 class CreateMatchRequest(_message.Message):
     """Request of CreateMatch."""
@@ -317,7 +369,11 @@ class CreateMatchRequest(_message.Message):
     CONFIG_FIELD_NUMBER: _builtins.int
     REQUEST_ID_FIELD_NUMBER: _builtins.int
     request_id: _builtins.str
-    """Optional idempotency key (at most 64 characters): a repeat returns the first answer.
+    """Optional idempotency key: a repeat returns the first answer, seat tokens included,
+    so it must be unguessable: use a random UUID (16 to 64 characters; shorter ones are
+    refused as MALFORMED_REQUEST). The first answer goes only to the same caller (the
+    admin token's holder on a server that has one, else the same peer host) asking for
+    the same config; anything else is refused with ALREADY_EXISTS (REQUEST_ID_CONFLICT).
     After a server restart the seat tokens cannot be shown again: a repeat then fails
     with ALREADY_EXISTS (REQUEST_ID_USED) naming the match instead of making a second.
     """
@@ -377,7 +433,9 @@ class CreateMatchResponse(_message.Message):
     SEAT_TOKENS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def match(self) -> _match_pb2.Match:
-        """The new match."""
+        """The new match. Its config carries the engine seed (the server's pick when the
+        request set none): only the creator sees it while the match runs (MatchConfig.seed).
+        """
 
     @_builtins.property
     def seat_tokens(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatToken]:
@@ -660,6 +718,7 @@ class ResignMatchRequest(_message.Message):
 
     MATCH_FIELD_NUMBER: _builtins.int
     REQUEST_ID_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
     match: _builtins.str
     """The match's resource name; may be empty when the call carries a seat token, which
     names its match.
@@ -668,15 +727,18 @@ class ResignMatchRequest(_message.Message):
     """Optional idempotency key (at most 64 characters): a repeat returns the first answer,
     across server restarts too.
     """
+    reason: Global___ResignReason.ValueType
+    """Why the seat gives up; unset means RESIGN_REASON_RESIGNED."""
     def __init__(
         self,
         *,
         match: _builtins.str = ...,
         request_id: _builtins.str = ...,
+        reason: Global___ResignReason.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["match", b"match", "request_id", b"request_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["match", b"match", "reason", b"reason", "request_id", b"request_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

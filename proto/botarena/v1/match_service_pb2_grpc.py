@@ -105,11 +105,21 @@ class MatchServiceServicer:
     """
 
     def CreateMatch(self, request, context):
-        """Creates a match and returns one secret token per seat.
+        """Creates a match and returns one secret token per seat, and the match's seed.
+
+        Admission: the server creates only the matches it can serve. It refuses with
+        RESOURCE_EXHAUSTED (TOO_MANY_MATCHES) when it holds its limit of active matches in
+        all or for this caller, and (CREATE_RATE_LIMITED) when the caller creates matches
+        faster than its rate allows; ErrorInfo.metadata["limit"] names the limit
+        ("active_matches", "active_matches_per_caller", "creates_per_minute") and a
+        google.rpc.RetryInfo says when to try again. A caller is the peer's host; a call with
+        the server's admin token is bound by the server-wide limit only. `botarena serve
+        --help` lists the defaults and their flags.
 
         Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, UNKNOWN_GAME, INVALID_SEAT_COUNT,
         INVALID_TIME_CONTROL), UNAUTHENTICATED (ADMIN_TOKEN_REQUIRED), RESOURCE_EXHAUSTED
-        (TOO_MANY_MATCHES), ALREADY_EXISTS (REQUEST_ID_USED).
+        (TOO_MANY_MATCHES, CREATE_RATE_LIMITED), ALREADY_EXISTS (REQUEST_ID_USED,
+        REQUEST_ID_CONFLICT).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -125,7 +135,8 @@ class MatchServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListMatches(self, request, context):
-        """Lists matches, newest first.
+        """Lists matches, newest first. Finished matches are listed from their stored
+        summaries: a list never replays a match.
 
         Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, INVALID_PAGE_TOKEN).
         """
@@ -159,7 +170,9 @@ class MatchServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ResignMatch(self, request, context):
-        """Resigns the caller's seat: it forfeits and ranks last.
+        """Resigns the caller's seat: it forfeits and ranks last. Whoever started a seat's bot
+        (the match runner, a ladder client) resigns it with reason BOT_EXITED when the bot's
+        process ends before the match does.
 
         Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
         UNAUTHENTICATED (SEAT_TOKEN_REQUIRED), PERMISSION_DENIED (SEAT_TOKEN_INVALID),

@@ -49,11 +49,21 @@ class MatchServiceStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> MatchServiceAsyncStub: ...
     CreateMatch: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.CreateMatchRequest, _match_service_pb2.CreateMatchResponse]
-    """Creates a match and returns one secret token per seat.
+    """Creates a match and returns one secret token per seat, and the match's seed.
+
+    Admission: the server creates only the matches it can serve. It refuses with
+    RESOURCE_EXHAUSTED (TOO_MANY_MATCHES) when it holds its limit of active matches in
+    all or for this caller, and (CREATE_RATE_LIMITED) when the caller creates matches
+    faster than its rate allows; ErrorInfo.metadata["limit"] names the limit
+    ("active_matches", "active_matches_per_caller", "creates_per_minute") and a
+    google.rpc.RetryInfo says when to try again. A caller is the peer's host; a call with
+    the server's admin token is bound by the server-wide limit only. `botarena serve
+    --help` lists the defaults and their flags.
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, UNKNOWN_GAME, INVALID_SEAT_COUNT,
     INVALID_TIME_CONTROL), UNAUTHENTICATED (ADMIN_TOKEN_REQUIRED), RESOURCE_EXHAUSTED
-    (TOO_MANY_MATCHES), ALREADY_EXISTS (REQUEST_ID_USED).
+    (TOO_MANY_MATCHES, CREATE_RATE_LIMITED), ALREADY_EXISTS (REQUEST_ID_USED,
+    REQUEST_ID_CONFLICT).
     """
     GetMatch: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.GetMatchRequest, _match_service_pb2.GetMatchResponse]
     """Returns a match's public state.
@@ -61,7 +71,8 @@ class MatchServiceStub:
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND).
     """
     ListMatches: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.ListMatchesRequest, _match_service_pb2.ListMatchesResponse]
-    """Lists matches, newest first.
+    """Lists matches, newest first. Finished matches are listed from their stored
+    summaries: a list never replays a match.
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, INVALID_PAGE_TOKEN).
     """
@@ -83,7 +94,9 @@ class MatchServiceStub:
     illegal-move reason of the game).
     """
     ResignMatch: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.ResignMatchRequest, _match_service_pb2.ResignMatchResponse]
-    """Resigns the caller's seat: it forfeits and ranks last.
+    """Resigns the caller's seat: it forfeits and ranks last. Whoever started a seat's bot
+    (the match runner, a ladder client) resigns it with reason BOT_EXITED when the bot's
+    process ends before the match does.
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
     UNAUTHENTICATED (SEAT_TOKEN_REQUIRED), PERMISSION_DENIED (SEAT_TOKEN_INVALID),
@@ -122,11 +135,21 @@ class MatchServiceAsyncStub(MatchServiceStub):
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     CreateMatch: _aio.UnaryUnaryMultiCallable[_match_service_pb2.CreateMatchRequest, _match_service_pb2.CreateMatchResponse]  # type: ignore[assignment]
-    """Creates a match and returns one secret token per seat.
+    """Creates a match and returns one secret token per seat, and the match's seed.
+
+    Admission: the server creates only the matches it can serve. It refuses with
+    RESOURCE_EXHAUSTED (TOO_MANY_MATCHES) when it holds its limit of active matches in
+    all or for this caller, and (CREATE_RATE_LIMITED) when the caller creates matches
+    faster than its rate allows; ErrorInfo.metadata["limit"] names the limit
+    ("active_matches", "active_matches_per_caller", "creates_per_minute") and a
+    google.rpc.RetryInfo says when to try again. A caller is the peer's host; a call with
+    the server's admin token is bound by the server-wide limit only. `botarena serve
+    --help` lists the defaults and their flags.
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, UNKNOWN_GAME, INVALID_SEAT_COUNT,
     INVALID_TIME_CONTROL), UNAUTHENTICATED (ADMIN_TOKEN_REQUIRED), RESOURCE_EXHAUSTED
-    (TOO_MANY_MATCHES), ALREADY_EXISTS (REQUEST_ID_USED).
+    (TOO_MANY_MATCHES, CREATE_RATE_LIMITED), ALREADY_EXISTS (REQUEST_ID_USED,
+    REQUEST_ID_CONFLICT).
     """
     GetMatch: _aio.UnaryUnaryMultiCallable[_match_service_pb2.GetMatchRequest, _match_service_pb2.GetMatchResponse]  # type: ignore[assignment]
     """Returns a match's public state.
@@ -134,7 +157,8 @@ class MatchServiceAsyncStub(MatchServiceStub):
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND).
     """
     ListMatches: _aio.UnaryUnaryMultiCallable[_match_service_pb2.ListMatchesRequest, _match_service_pb2.ListMatchesResponse]  # type: ignore[assignment]
-    """Lists matches, newest first.
+    """Lists matches, newest first. Finished matches are listed from their stored
+    summaries: a list never replays a match.
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, INVALID_PAGE_TOKEN).
     """
@@ -156,7 +180,9 @@ class MatchServiceAsyncStub(MatchServiceStub):
     illegal-move reason of the game).
     """
     ResignMatch: _aio.UnaryUnaryMultiCallable[_match_service_pb2.ResignMatchRequest, _match_service_pb2.ResignMatchResponse]  # type: ignore[assignment]
-    """Resigns the caller's seat: it forfeits and ranks last.
+    """Resigns the caller's seat: it forfeits and ranks last. Whoever started a seat's bot
+    (the match runner, a ladder client) resigns it with reason BOT_EXITED when the bot's
+    process ends before the match does.
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
     UNAUTHENTICATED (SEAT_TOKEN_REQUIRED), PERMISSION_DENIED (SEAT_TOKEN_INVALID),
@@ -198,11 +224,21 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _match_service_pb2.CreateMatchRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_match_service_pb2.CreateMatchResponse, _abc.Awaitable[_match_service_pb2.CreateMatchResponse]]:
-        """Creates a match and returns one secret token per seat.
+        """Creates a match and returns one secret token per seat, and the match's seed.
+
+        Admission: the server creates only the matches it can serve. It refuses with
+        RESOURCE_EXHAUSTED (TOO_MANY_MATCHES) when it holds its limit of active matches in
+        all or for this caller, and (CREATE_RATE_LIMITED) when the caller creates matches
+        faster than its rate allows; ErrorInfo.metadata["limit"] names the limit
+        ("active_matches", "active_matches_per_caller", "creates_per_minute") and a
+        google.rpc.RetryInfo says when to try again. A caller is the peer's host; a call with
+        the server's admin token is bound by the server-wide limit only. `botarena serve
+        --help` lists the defaults and their flags.
 
         Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, UNKNOWN_GAME, INVALID_SEAT_COUNT,
         INVALID_TIME_CONTROL), UNAUTHENTICATED (ADMIN_TOKEN_REQUIRED), RESOURCE_EXHAUSTED
-        (TOO_MANY_MATCHES), ALREADY_EXISTS (REQUEST_ID_USED).
+        (TOO_MANY_MATCHES, CREATE_RATE_LIMITED), ALREADY_EXISTS (REQUEST_ID_USED,
+        REQUEST_ID_CONFLICT).
         """
 
     @_abc_1.abstractmethod
@@ -222,7 +258,8 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _match_service_pb2.ListMatchesRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_match_service_pb2.ListMatchesResponse, _abc.Awaitable[_match_service_pb2.ListMatchesResponse]]:
-        """Lists matches, newest first.
+        """Lists matches, newest first. Finished matches are listed from their stored
+        summaries: a list never replays a match.
 
         Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, INVALID_PAGE_TOKEN).
         """
@@ -262,7 +299,9 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _match_service_pb2.ResignMatchRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_match_service_pb2.ResignMatchResponse, _abc.Awaitable[_match_service_pb2.ResignMatchResponse]]:
-        """Resigns the caller's seat: it forfeits and ranks last.
+        """Resigns the caller's seat: it forfeits and ranks last. Whoever started a seat's bot
+        (the match runner, a ladder client) resigns it with reason BOT_EXITED when the bot's
+        process ends before the match does.
 
         Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
         UNAUTHENTICATED (SEAT_TOKEN_REQUIRED), PERMISSION_DENIED (SEAT_TOKEN_INVALID),

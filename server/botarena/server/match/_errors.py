@@ -14,6 +14,7 @@ from enum import StrEnum
 from types import MappingProxyType
 
 __all__ = [
+    "CreateRateLimitedError",
     "ErrorCategory",
     "IllegalMoveRejectedError",
     "InvalidRequestError",
@@ -22,6 +23,7 @@ __all__ = [
     "MatchNotFoundError",
     "NotYourTurnError",
     "RecoveryError",
+    "RequestIdConflictError",
     "RequestIdUsedError",
     "SeatForfeitedError",
     "SeatTokenInvalidError",
@@ -65,6 +67,7 @@ class MatchError(Exception):
         self.reason = reason
         self.message = message
         self.metadata: Mapping[str, str] = MappingProxyType(dict(metadata or {}))
+        self.retry_after: float | None = None
 
 
 class InvalidRequestError(MatchError):
@@ -185,13 +188,51 @@ class IllegalMoveRejectedError(MatchError):
 
 
 class TooManyMatchesError(MatchError):
-    """The server holds as many active matches as it may."""
+    """The server holds as many active matches as it may, in all or for this caller.
+
+    ``metadata["limit"]`` names the limit (``active_matches``,
+    ``active_matches_per_caller``); ``retry_after`` is a hint in seconds.
+    """
 
     category = ErrorCategory.RESOURCE_EXHAUSTED
 
-    def __init__(self, limit: int) -> None:
+    def __init__(
+        self, limit: int, *, scope: str = "active_matches", retry_after: float = 1.0
+    ) -> None:
+        whose = "for this caller" if scope == "active_matches_per_caller" else "in all"
         super().__init__(
-            "TOO_MANY_MATCHES", f"the server holds its limit of {limit} active matches"
+            "TOO_MANY_MATCHES",
+            f"the server holds its limit of {limit} active matches {whose}; retry once "
+            "some have ended",
+            {"limit": scope, "max": str(limit)},
+        )
+        self.retry_after = retry_after
+
+
+class CreateRateLimitedError(MatchError):
+    """The caller creates matches faster than the server allows."""
+
+    category = ErrorCategory.RESOURCE_EXHAUSTED
+
+    def __init__(self, per_minute: int, retry_after: float) -> None:
+        super().__init__(
+            "CREATE_RATE_LIMITED",
+            f"this caller may create {per_minute} matches a minute; retry in {retry_after:.1f} s",
+            {"limit": "creates_per_minute", "max": str(per_minute)},
+        )
+        self.retry_after = retry_after
+
+
+class RequestIdConflictError(MatchError):
+    """A CreateMatch ``request_id`` was used by another caller or for another config."""
+
+    category = ErrorCategory.ALREADY_EXISTS
+
+    def __init__(self, request_id: str) -> None:
+        super().__init__(
+            "REQUEST_ID_CONFLICT",
+            f"request_id {request_id[:64]!r} was used before by another caller or for "
+            "another config; pick a new random one (a UUID)",
         )
 
 

@@ -52,6 +52,10 @@ def status_of(error: MatchError) -> grpc.Status:
             field=error.field, description=error.message
         )
         details.append(_packed(error_details_pb2.BadRequest(field_violations=[violation])))
+    if error.retry_after is not None:
+        retry = error_details_pb2.RetryInfo()
+        retry.retry_delay.FromNanoseconds(round(error.retry_after * 1e9))
+        details.append(_packed(retry))
     return rpc_status.to_status(
         status_pb2.Status(code=getattr(code_pb2, code.name), message=error.message, details=details)
     )
