@@ -18,6 +18,8 @@ class StoredSeat:
         time_bank: The seat's time bank between decisions, seconds.
         timeouts: Times the seat ran out of time.
         illegal_moves: Moves of the seat rejected as illegal.
+        stand_in_moves: Moves the server played for the seat.
+        forfeit_reason: Why the seat forfeited, or ``None``.
     """
 
     seat: int
@@ -26,6 +28,8 @@ class StoredSeat:
     time_bank: float
     timeouts: int = 0
     illegal_moves: int = 0
+    stand_in_moves: int = 0
+    forfeit_reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

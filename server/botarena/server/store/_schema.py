@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from botarena.server.store._errors import SchemaTooNewError, StoreError
 
 __all__ = [
+    "FAIR_PLAY",
     "LADDER_V1",
     "MATCHES_V1",
     "MIGRATIONS",
@@ -151,7 +152,15 @@ REQUEST_IDS: Migration = (
 )
 """Migration 3: the request_ids of the commands that made matches and log entries."""
 
-MIGRATIONS: Sequence[Migration] = (MATCHES_V1, LADDER_V1, REQUEST_IDS)
+FAIR_PLAY: Migration = (
+    # How many moves the server played for a seat, and why a seat forfeited: the
+    # results a listing shows without replaying the log (docs/decisions.md: Fair play).
+    "ALTER TABLE match_seats ADD COLUMN stand_in_moves INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE match_seats ADD COLUMN forfeit_reason TEXT",
+)
+"""Migration 4: the seats' stand-in moves and forfeit reasons."""
+
+MIGRATIONS: Sequence[Migration] = (MATCHES_V1, LADDER_V1, REQUEST_IDS, FAIR_PLAY)
 """Every migration in order; append new ones at the end."""
 
 _VERSION_TABLE = """CREATE TABLE IF NOT EXISTS schema_version (

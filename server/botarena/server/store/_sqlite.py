@@ -129,7 +129,8 @@ class SqliteStore:
             )
             db.executemany(
                 "INSERT INTO match_seats (match_id, seat, name, token_hash, time_bank, "
-                "timeouts, illegal_moves) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "timeouts, illegal_moves, stand_in_moves, forfeit_reason) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
                         match.match_id,
@@ -139,6 +140,8 @@ class SqliteStore:
                         seat.time_bank,
                         seat.timeouts,
                         seat.illegal_moves,
+                        seat.stand_in_moves,
+                        seat.forfeit_reason,
                     )
                     for seat in match.seats
                 ],
@@ -185,12 +188,15 @@ class SqliteStore:
         )
         db.executemany(
             "UPDATE match_seats SET time_bank = ?, timeouts = ?, illegal_moves = ?, "
-            "token_hash = ? WHERE match_id = ? AND seat = ?",
+            "stand_in_moves = ?, forfeit_reason = ?, token_hash = ? "
+            "WHERE match_id = ? AND seat = ?",
             [
                 (
                     seat.time_bank,
                     seat.timeouts,
                     seat.illegal_moves,
+                    seat.stand_in_moves,
+                    seat.forfeit_reason,
                     seat.token_hash,
                     match_id,
                     seat.seat,
@@ -304,8 +310,8 @@ class SqliteStore:
         marks = ", ".join("?" * len(ids))
         seats: dict[str, list[StoredSeat]] = {match_id: [] for match_id in ids}
         for match_id, *fields in self._db.execute(
-            "SELECT match_id, seat, name, token_hash, time_bank, timeouts, illegal_moves "
-            f"FROM match_seats WHERE match_id IN ({marks}) ORDER BY match_id, seat",
+            "SELECT match_id, seat, name, token_hash, time_bank, timeouts, illegal_moves, "
+            f"stand_in_moves, forfeit_reason FROM match_seats WHERE match_id IN ({marks}) ORDER BY match_id, seat",
             ids,
         ):
             seats[match_id].append(StoredSeat(*fields))
