@@ -48,6 +48,7 @@ from botarena.server.match._hooks import GameHooks
 from botarena.server.match._match import (
     Clock,
     EventKind,
+    ForfeitReason,
     LogEntry,
     Match,
     PendingDecision,
@@ -384,12 +385,19 @@ class MatchManager:
         _logger.info("seat token reissued", match=match_id, seat=seat)
         return token
 
-    def resign(self, match_id: str, token: str | None, *, request_id: str = "") -> ResignResult:
+    def resign(
+        self,
+        match_id: str,
+        token: str | None,
+        *,
+        request_id: str = "",
+        reason: ForfeitReason = ForfeitReason.RESIGNED,
+    ) -> ResignResult:
         """Resign the token's seat (see :meth:`Match.resign`); wakes streams and timers."""
         match = self._authenticated_match(match_id, token)
         version = match.state_version
         try:
-            return match.resign(token, request_id=request_id)
+            return match.resign(token, request_id=request_id, reason=reason)
         finally:
             self._after_command(match, version)
 

@@ -155,16 +155,25 @@ def decode_settings(
         raise InvalidRequestError(
             "config.policies.on_timeout", f"{config.policies.on_timeout} is not a policy"
         )
+    given = config.policies
+    defaults = Policies()
     policies = Policies(
         on_timeout=on_timeout,
-        max_illegal_moves=config.policies.max_illegal_moves or Policies().max_illegal_moves,
+        max_illegal_moves=given.max_illegal_moves or defaults.max_illegal_moves,
+        max_stand_ins_in_a_row=given.max_stand_ins_in_a_row or defaults.max_stand_ins_in_a_row,
+        join_timeout=(
+            duration_seconds("config.policies.join_timeout", given.join_timeout)
+            if given.HasField("join_timeout")
+            else defaults.join_timeout
+        ),
     )
     if len(config.seat_names) > _MAX_SEAT_NAMES:
         raise InvalidRequestError("config.seat_names", f"more than {_MAX_SEAT_NAMES} names")
     return MatchSettings(
         game=codec.game,
         seat_count=config.seat_count or min_seats,
-        seed=config.seed if config.HasField("seed") else secrets.randbits(63),
+        # Unset: 64 bits from the OS's cryptographic source (the seed must be unguessable).
+        seed=config.seed if config.HasField("seed") else secrets.randbits(64),
         game_config=codec.decode_config(config, default),
         time_control=control,
         policies=policies,
@@ -183,32 +192,54 @@ def encode_settings(settings: MatchSettings, codec: GameCodec, out: match_pb2.Ma
     set_duration(out.time_control.increment, control.increment)
     out.policies.on_timeout = _TIMEOUT_POLICY_VALUES[settings.policies.on_timeout]
     out.policies.max_illegal_moves = settings.policies.max_illegal_moves
+    out.policies.max_stand_ins_in_a_row = settings.policies.max_stand_ins_in_a_row
+    set_duration(out.policies.join_timeout, settings.policies.join_timeout)
     out.seat_names.extend(settings.seat_names)
     codec.encode_config(settings.game_config, out)
 
 
 def _encode_outcome(result: MatchResult, out: match_pb2.MatchOutcome) -> None:
-    for seat, (score, rank, forfeited) in enumerate(
-        zip(result.scores, result.ranks, result.forfeited, strict=True)
+    reasons = result.forfeit_reasons or ("",) * len(result.scores)
+    for seat, (score, rank, forfeited, reason) in enumerate(
+        zip(result.scores, result.ranks, result.forfeited, reasons, strict=True)
     ):
-        out.results.add(seat=seat, score=score, rank=rank, forfeited=forfeited)
+        out.results.add(
+            seat=seat, score=score, rank=rank, forfeited=forfeited, forfeit_reason=reason
+        )
     out.reason = result.reason
 
 
-def encode_match(match: Match, out: match_pb2.Match, *, at_start: bool = False) -> None:
+def match_state(result: MatchResult | None) -> match_pb2.Match.State.ValueType:
+    """Return the ``Match.State`` of a match with ``result`` (``None``: still running)."""
+    if result is None:
+        return match_pb2.Match.STATE_ACTIVE
+    if result.abandoned:
+        return match_pb2.Match.STATE_ABANDONED
+    return match_pb2.Match.STATE_FINISHED
+
+
+def encode_match(
+    match: Match, out: match_pb2.Match, *, at_start: bool = False, for_creator: bool = False
+) -> None:
     """Write the public state of ``match`` into ``out``.
+
+    The engine seed predicts every hidden draw, so it is left out while the match runs
+    (match.proto: MatchConfig.seed), except in the creator's own answer.
 
     Args:
         match: The match.
         out: The message to fill.
         at_start: Describe the match as it was at version 0 (for ``MatchStarted``).
+        for_creator: The answer of CreateMatch, which carries the seed.
     """
     codec = codec_for_game(match.settings.game)
     out.name = match_name(match.match_id)
     encode_settings(match.settings, codec, out.config)
+    if not (match.finished or for_creator):
+        out.config.ClearField("seed")
     set_timestamp(out.create_time, match.created_time)
     finished = match.finished and not at_start
-    out.state = match_pb2.Match.STATE_FINISHED if finished else match_pb2.Match.STATE_ACTIVE
+    out.state = match_state(match.result if finished else None)
     if at_start:
         state = match.state_at(0)
         scores = match.hooks.scores(match.rules, state, match.seat_count)
@@ -226,7 +257,11 @@ def encode_match(match: Match, out: match_pb2.Match, *, at_start: bool = False) 
             forfeited=match.is_forfeited(seat) and not at_start,
             timeouts=0 if at_start else match.timeouts(seat),
             illegal_moves=0 if at_start else match.illegal_moves(seat),
+            stand_in_moves=0 if at_start else match.stand_in_moves(seat),
         )
+        reason = match.forfeit_reason(seat)
+        if reason is not None and not at_start:
+            status.forfeit_reason = reason.value
         bank = match.settings.time_control.time_bank if at_start else match.time_bank(seat)
         set_duration(status.time_bank_remaining, bank)
     out.seats_to_act.extend(to_act)

@@ -18,6 +18,7 @@ import structlog
 from structlog.contextvars import bind_contextvars
 
 from botarena.server.match import (
+    ForfeitReason,
     InvalidRequestError,
     Match,
     MatchManager,
@@ -48,6 +49,11 @@ __all__ = ["MatchServicer"]
 
 _logger = structlog.get_logger("botarena.service")
 
+_RESIGN_REASONS = {
+    match_service_pb2.RESIGN_REASON_UNSPECIFIED: ForfeitReason.RESIGNED,
+    match_service_pb2.RESIGN_REASON_RESIGNED: ForfeitReason.RESIGNED,
+    match_service_pb2.RESIGN_REASON_BOT_EXITED: ForfeitReason.BOT_EXITED,
+}
 _DEFAULT_PAGE_SIZE = 50
 _MAX_PAGE_SIZE = 500
 
@@ -101,7 +107,7 @@ class MatchServicer:
         settings = decode_settings(request.config, rules.min_seats, default)
         match, _ = self.manager.create(settings, request_id=request_id)
         response = match_service_pb2.CreateMatchResponse()
-        encode_match(match, response.match)
+        encode_match(match, response.match, for_creator=True)
         for seat, token in enumerate(match.tokens):
             response.seat_tokens.add(seat=seat, token=token)
         return response
@@ -204,8 +210,13 @@ class MatchServicer:
         """Resign the caller's seat."""
         match_id = _match_id(request.match, context)
         request_id = check_request_id("request_id", request.request_id)
+        reason = _RESIGN_REASONS.get(request.reason)
+        if reason is None:
+            raise InvalidRequestError("reason", f"{request.reason} is not a resign reason")
         bind_contextvars(match=match_id)
-        result = self.manager.resign(match_id, bearer_token(context), request_id=request_id)
+        result = self.manager.resign(
+            match_id, bearer_token(context), request_id=request_id, reason=reason
+        )
         return match_service_pb2.ResignMatchResponse(state_version=result.state_version)
 
     @handle_stream_errors

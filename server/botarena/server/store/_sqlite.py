@@ -311,7 +311,8 @@ class SqliteStore:
         seats: dict[str, list[StoredSeat]] = {match_id: [] for match_id in ids}
         for match_id, *fields in self._db.execute(
             "SELECT match_id, seat, name, token_hash, time_bank, timeouts, illegal_moves, "
-            f"stand_in_moves, forfeit_reason FROM match_seats WHERE match_id IN ({marks}) ORDER BY match_id, seat",
+            "stand_in_moves, forfeit_reason FROM match_seats "
+            f"WHERE match_id IN ({marks}) ORDER BY match_id, seat",
             ids,
         ):
             seats[match_id].append(StoredSeat(*fields))
