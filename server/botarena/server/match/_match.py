@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, TypeVar
 
-from botarena.server.games import IllegalMoveError, Rules, Seat
+from botarena.server.games import IllegalMoveError, Rules, Seat, random_below
 from botarena.server.match._errors import (
     IllegalMoveRejectedError,
     MatchError,
@@ -845,12 +845,14 @@ class Match:
     def _pick(self, seat: Seat) -> Callable[[Sequence[Any]], Any]:
         """A uniform choice seeded by the match seed, the state version and the seat: a
         replay makes the same stand-in move, and no bot can predict it (the seed is secret
-        while the match runs)."""
-        key = f"{self.settings.seed}:{self.state_version}:{seat}".encode()
-        draw = int.from_bytes(hashlib.sha256(key).digest(), "big")
+        while the match runs). Its own seed, not the engine's draw stream: a stand-in
+        shown to everyone must not reveal a word of the hidden draws."""
+        key = f"stand-in:{self.settings.seed}:{self.state_version}:{seat}".encode()
+        seed = int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little")
 
         def pick(options: Sequence[Any]) -> Any:
-            return options[draw % len(options)]
+            index, _ = random_below(seed, 0, len(options))
+            return options[index]
 
         return pick
 
