@@ -202,18 +202,22 @@ class MatchManager:
         slots = sorted(self._slots.values(), key=lambda slot: slot.sequence, reverse=True)
         return [slot.match for slot in slots]
 
-    def settle(self, match_id: str) -> Match:
+    def settle(self, match_id: str, seat: Seat | None = None) -> Match:
         """Return the match after applying the policy to its overdue decisions.
 
         Queries call this so that a decision whose deadline has passed never looks
-        pending, even in the instant before its timer fires.
+        pending, even in the instant before its timer fires. A ``seat`` (the caller
+        authenticated with its token) counts as having shown up (:meth:`Match.show_up`).
 
         Raises:
             MatchNotFoundError: No such match.
         """
         match = self.get(match_id)
         version = match.state_version
-        match.expire()
+        if seat is None:
+            match.expire()
+        else:
+            match.show_up(seat)
         self._after_command(match, version)
         return match
 
@@ -419,6 +423,8 @@ class MatchManager:
         match = slot.match
         if after_state_version > slot.durable_version:
             raise StateVersionAheadError(after_state_version, slot.durable_version)
+        if seat is not None and not match.finished:
+            self.settle(match_id, seat)  # a seat's stream is the usual way it shows up
         cursor = after_state_version if after_state_version > 0 else -1
         announced: int | None = None
         slot.listeners[seat] += 1

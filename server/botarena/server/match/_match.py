@@ -406,7 +406,7 @@ class Match:
         # Every seat that has not moved itself gets a fresh window to show up again (the
         # downtime is not charged): a bot reconnects after a restart within seconds.
         match._join_deadline = None
-        if match.result is None and not all(data.joined for data in match._seats):
+        if match.result is None and match._awaiting_join():
             match._join_deadline = clock() + settings.policies.join_timeout
         return match
 
@@ -427,7 +427,12 @@ class Match:
                 )
             return
         seat = entry.seat
-        if version != len(self.events) or seat is None or not 0 <= seat < self.seat_count:
+        if version != len(self.events):
+            raise RecoveryError(f"match {self.match_id}: version {version} is out of order")
+        if entry.kind is EventKind.MATCH_FINISHED and entry.reason == ABANDONED:
+            self._abandon(now)  # nobody showed up: the join deadline made it, not a seat
+            return
+        if seat is None or not 0 <= seat < self.seat_count:
             raise RecoveryError(f"match {self.match_id}: version {version} is out of order")
         request_id = entry.request_id
         answers = self._seats[seat].answers
@@ -467,9 +472,6 @@ class Match:
                 self._remember(
                     answers, ("resign", request_id), request_id, ResignResult(self.state_version)
                 )
-        elif entry.kind is EventKind.MATCH_FINISHED and entry.reason == ABANDONED:
-            if self.result is None:
-                self._abandon(now)  # nobody showed up (the join deadline, not a seat)
         else:
             raise RecoveryError(
                 f"match {self.match_id}: version {version} is a {entry.kind} of seat {seat}, "
@@ -621,9 +623,9 @@ class Match:
         or ``None``."""
         deadline = min((d.deadline for d in self.pending.values()), default=None)
         join = self._join_deadline
-        if join is not None and self.result is None and (deadline is None or join < deadline):
-            return join
-        return deadline
+        if join is None or self.result is not None or not self._awaiting_join():
+            return deadline
+        return join if deadline is None or join < deadline else deadline
 
     def authenticate(self, token: str | None) -> Seat:
         """Return the seat ``token`` acts for.
@@ -642,10 +644,25 @@ class Match:
                 found = seat
         if found is None:
             raise SeatTokenInvalidError()
-        self._seats[found].joined = True
-        if self._join_deadline is not None and all(data.joined for data in self._seats):
-            self._join_deadline = None  # everybody is here: nothing left to check
         return found
+
+    def show_up(self, seat: Seat, now: float | None = None) -> bool:
+        """Record that ``seat`` called in with its token (``Policies.join_timeout``).
+
+        Overdue deadlines are settled first, so a seat that shows up after the join
+        deadline has passed forfeits even if no timer has run yet.
+
+        Returns:
+            Whether anything changed (an overdue deadline was settled).
+        """
+        changed = self.expire(now)
+        self._seats[seat].joined = True
+        if not self._awaiting_join():
+            self._join_deadline = None  # everybody is here: nothing left to check
+        return changed
+
+    def _awaiting_join(self) -> bool:
+        return any(not data.joined and not data.forfeited for data in self._seats)
 
     # ------------------------------------------------------------------ commands
 
@@ -675,7 +692,7 @@ class Match:
         """
         seat = self.authenticate(token)
         now = self._clock()
-        self.expire(now)
+        self.show_up(seat, now)
         return self._answer(
             seat,
             "submit",
@@ -707,7 +724,7 @@ class Match:
             raise ValueError(f"a seat cannot resign as {reason}")
         seat = self.authenticate(token)
         now = self._clock()
-        self.expire(now)
+        self.show_up(seat, now)
         return self._answer(
             seat, "resign", request_id, lambda: self._resign(seat, now, request_id, reason)
         )
@@ -722,7 +739,7 @@ class Match:
         changed = False
         while self.result is None:
             overdue = [d for d in self.pending.values() if d.deadline <= now]
-            join = self._join_deadline
+            join = self._join_deadline if self._awaiting_join() else None
             first = min(overdue, key=lambda d: (d.deadline, d.seat), default=None)
             if join is not None and join <= now and (first is None or join <= first.deadline):
                 self._settle_joins(now)
@@ -823,8 +840,8 @@ class Match:
         """The join deadline passed: the seats that never showed up forfeit as absent, and
         a match nobody joined is abandoned."""
         self._join_deadline = None
-        if not any(data.joined for data in self._seats):
-            self._abandon(now)
+        if not any(data.joined and not data.forfeited for data in self._seats):
+            self._abandon(now)  # nobody still in the match ever showed up
             return
         for seat, data in enumerate(self._seats):
             if self.result is not None:

@@ -157,7 +157,7 @@ class MatchServicer:
         match_id = _match_id(request.match, context)
         match = self.manager.get(match_id)
         seat = self._seat_of(match, context)
-        match = self.manager.settle(match_id)
+        match = self.manager.settle(match_id, seat)
         bind_contextvars(match=match_id, seat=seat, state_version=match.state_version)
         response = match_service_pb2.GetPlayerViewResponse(state_version=match.state_version)
         response.seats_to_act.extend(match.seats_to_act())
