@@ -173,6 +173,9 @@ class MatchManager:
         self._created: OrderedDict[str, str] = OrderedDict()
         # Rebuilds of finished matches running in worker threads, by match (see load).
         self._loading: dict[str, asyncio.Future[_Slot | None]] = {}
+        # One rebuild thread at a time: replaying is pure Python, so threads would share
+        # one GIL anyway, and each more thread delays the loop's turn to take it back.
+        self._rebuilding = asyncio.Semaphore(1)
         # Sequence numbers go on from the store's: they order ListMatches across restarts.
         self._sequence = store.last_sequence() if store is not None else 0
         self._closed = False
@@ -582,21 +585,22 @@ class MatchManager:
         return self._hold(record, match)
 
     async def _load_off_loop(self, match_id: str) -> _Slot | None:
-        """:meth:`_load` with the replay in a worker thread.
+        """:meth:`_load` with the replay in a worker thread, one match at a time.
 
         The store is read here, in the loop (a match row and its log: one indexed query
         each), so the store is only ever used from the loop's thread; the thread gets the
         rows and runs the decoding and the engine, which take the time.
         """
-        record = self._finished_record(match_id)
-        if record is None or self.store is None:
-            return None
-        events = self.store.events(match_id)
-        try:
-            match = await asyncio.to_thread(self._rebuild, record, events)
-        except RecoveryError as error:
-            _logger.error("stored match does not replay", match=match_id, error=str(error))
-            return None
+        async with self._rebuilding:
+            record = self._finished_record(match_id)
+            if record is None or self.store is None:
+                return None
+            events = self.store.events(match_id)
+            try:
+                match = await asyncio.to_thread(self._rebuild, record, events)
+            except RecoveryError as error:
+                _logger.error("stored match does not replay", match=match_id, error=str(error))
+                return None
         held = self._slots.get(match_id)  # a synchronous get() may have rebuilt it since
         return held if held is not None else self._hold(record, match)
 
