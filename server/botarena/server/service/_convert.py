@@ -9,8 +9,10 @@ from __future__ import annotations
 import dataclasses
 import re
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
+
+from google.protobuf.message import DecodeError
 
 from botarena.server.games import Rules, Seat
 from botarena.server.match import (
@@ -36,12 +38,14 @@ from botarena.server.service.codecs import (
     set_duration,
     set_timestamp,
 )
+from botarena.server.store import StoredMatch, StoredResult
 from botarena.v1 import match_pb2, match_service_pb2
 
 if TYPE_CHECKING:
     from botarena.server.games.queendomino import BuildingTable
 
 __all__ = [
+    "ABANDONED",
     "MAX_ID_LENGTH",
     "ConfigOverrides",
     "EventEncoder",
@@ -51,12 +55,17 @@ __all__ = [
     "encode_decision",
     "encode_match",
     "encode_settings",
+    "encode_stored_match",
+    "end_state",
     "match_id_of",
     "match_name",
 ]
 
 MAX_ID_LENGTH = 64
 """The longest ``request_id`` accepted."""
+
+ABANDONED = "abandoned"
+"""The result reason of a match nobody played (``STATE_ABANDONED``)."""
 
 _NAME = re.compile(r"matches/([0-9a-f]{1,32})")
 _MAX_SEAT_NAMES = 16
@@ -198,8 +207,10 @@ def encode_settings(settings: MatchSettings, codec: GameCodec, out: match_pb2.Ma
     codec.encode_config(settings.game_config, out)
 
 
-def _encode_outcome(result: MatchResult, out: match_pb2.MatchOutcome) -> None:
-    reasons = result.forfeit_reasons or ("",) * len(result.scores)
+def _encode_outcome(
+    result: MatchResult | StoredResult, out: match_pb2.MatchOutcome, reasons: Sequence[str] = ()
+) -> None:
+    reasons = reasons or ("",) * len(result.scores)
     for seat, (score, rank, forfeited, reason) in enumerate(
         zip(result.scores, result.ranks, result.forfeited, reasons, strict=True)
     ):
@@ -207,15 +218,6 @@ def _encode_outcome(result: MatchResult, out: match_pb2.MatchOutcome) -> None:
             seat=seat, score=score, rank=rank, forfeited=forfeited, forfeit_reason=reason
         )
     out.reason = result.reason
-
-
-def match_state(result: MatchResult | None) -> match_pb2.Match.State.ValueType:
-    """Return the ``Match.State`` of a match with ``result`` (``None``: still running)."""
-    if result is None:
-        return match_pb2.Match.STATE_ACTIVE
-    if result.abandoned:
-        return match_pb2.Match.STATE_ABANDONED
-    return match_pb2.Match.STATE_FINISHED
 
 
 def encode_match(
@@ -239,7 +241,8 @@ def encode_match(
         out.config.ClearField("seed")
     set_timestamp(out.create_time, match.created_time)
     finished = match.finished and not at_start
-    out.state = match_state(match.result if finished else None)
+    result = match.result if finished else None
+    out.state = match_pb2.Match.STATE_ACTIVE if result is None else end_state(result.reason)
     if at_start:
         state = match.state_at(0)
         scores = match.hooks.scores(match.rules, state, match.seat_count)
@@ -265,10 +268,57 @@ def encode_match(
         bank = match.settings.time_control.time_bank if at_start else match.time_bank(seat)
         set_duration(status.time_bank_remaining, bank)
     out.seats_to_act.extend(to_act)
-    if finished and match.result is not None:
-        _encode_outcome(match.result, out.outcome)
+    if result is not None:
+        _encode_outcome(result, out.outcome, result.forfeit_reasons)
         if match.end_time is not None:
             set_timestamp(out.end_time, match.end_time)
+
+
+def end_state(reason: str) -> match_pb2.Match.State.ValueType:
+    """Return the state of a match that ended for ``reason``: ``STATE_ABANDONED`` for
+    ``"abandoned"``, else ``STATE_FINISHED``."""
+    if reason == ABANDONED:
+        return match_pb2.Match.STATE_ABANDONED
+    return match_pb2.Match.STATE_FINISHED
+
+
+def encode_stored_match(record: StoredMatch, out: match_pb2.Match) -> None:
+    """Write the public state of a finished match from its stored record into the empty
+    ``out``, as :func:`encode_match` writes it for the match held in memory, without
+    decoding a move or calling the engine.
+
+    The stored config is the ``MatchConfig`` :func:`encode_settings` wrote when the match
+    was created (every default filled in), seed included: public once the match is over.
+
+    Raises:
+        ValueError: The match has not finished, or its config is not a ``MatchConfig``.
+    """
+    result = record.result
+    if result is None:
+        raise ValueError(f"match {record.match_id} has not finished: it has no summary")
+    out.name = match_name(record.match_id)
+    try:
+        out.config.MergeFromString(record.config)
+    except DecodeError as error:
+        raise ValueError(f"match {record.match_id}: its config does not decode: {error}") from None
+    set_timestamp(out.create_time, record.created_time)
+    out.state = end_state(result.reason)
+    out.state_version = record.state_version
+    for seat in record.seats:
+        status = out.seats.add(
+            seat=seat.seat,
+            display_name=seat.name,
+            score=result.scores[seat.seat],
+            forfeited=result.forfeited[seat.seat],
+            timeouts=seat.timeouts,
+            illegal_moves=seat.illegal_moves,
+            stand_in_moves=seat.stand_in_moves,
+            forfeit_reason=seat.forfeit_reason or "",
+        )
+        set_duration(status.time_bank_remaining, seat.time_bank)
+    reasons = [seat.forfeit_reason or "" for seat in record.seats]
+    _encode_outcome(result, out.outcome, reasons)
+    set_timestamp(out.end_time, result.end_time)
 
 
 def encode_decision(decision: PendingDecision, out: match_pb2.Decision) -> None:
@@ -371,7 +421,9 @@ class EventEncoder:
             event.seat_forfeited.seat = entry.seat or 0
             event.seat_forfeited.reason = entry.reason or ""
         elif entry.result is not None:
-            _encode_outcome(entry.result, event.match_finished.outcome)
+            _encode_outcome(
+                entry.result, event.match_finished.outcome, entry.result.forfeit_reasons
+            )
         return _response_bytes(event)
 
     def _decision_bytes(self, item: StreamItem, decision: PendingDecision) -> bytes:

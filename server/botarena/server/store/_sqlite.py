@@ -272,6 +272,7 @@ class SqliteStore:
         *,
         game: str = "",
         finished: bool | None = None,
+        end_reason: str = "",
         before_sequence: int | None = None,
         limit: int = 50,
     ) -> list[StoredMatch]:
@@ -284,6 +285,9 @@ class SqliteStore:
         if finished is not None:
             conditions.append("finished = ?")
             parameters.append(finished)
+        if end_reason:
+            conditions.append("end_reason = ?")
+            parameters.append(end_reason)
         if before_sequence is not None:
             conditions.append("sequence < ?")
             parameters.append(before_sequence)
