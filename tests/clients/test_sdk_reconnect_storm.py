@@ -91,9 +91,16 @@ def test_calls_grpc_drops_are_retryable_and_bots_retry_them() -> None:
             release = threading.Event()
             release.set()
             started: asyncio.Queue[int] = asyncio.Queue()
+            # A bot whose move fails resubmit.max_attempts times in a row gives up on it
+            # and waits for the timeout policy (600 s here): with no queue that can
+            # happen, so these resubmit for as long as they reconnect.
             bots = [
                 run_bot_async(
-                    PassingBot(release, started), server=client, token=token, reconnect=QUICK
+                    PassingBot(release, started),
+                    server=client,
+                    token=token,
+                    reconnect=QUICK,
+                    resubmit=QUICK,
                 )
                 for token in await _create(client, 100)
             ]
@@ -167,7 +174,11 @@ def test_bots_outlive_a_restart_and_resume_their_2000_streams_at_once(tmp_path: 
             bots = [
                 asyncio.create_task(
                     run_bot_async(
-                        PassingBot(release, started), server=shared, token=token, reconnect=QUICK
+                        PassingBot(release, started),
+                        server=shared,
+                        token=token,
+                        reconnect=QUICK,
+                        resubmit=QUICK,  # the channel may still be reconnecting
                     )
                 )
                 for token in tokens
