@@ -51,7 +51,13 @@ export function newRequestId() {
 // ---------------------------------------------------------------------------- errors
 
 /** Status codes worth another try with the same request: the network or the server. */
-const TRANSIENT_CODES = new Set([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED]);
+// CANCELLED too: a server past its queue of pending calls drops new ones as CANCELLED
+// (docs/decisions.md); this client never cancels a unary call itself.
+const TRANSIENT_CODES = new Set([
+  grpc.status.UNAVAILABLE,
+  grpc.status.DEADLINE_EXCEEDED,
+  grpc.status.CANCELLED,
+]);
 
 /** A failed call: the gRPC code, and the botarena ErrorInfo reason and metadata if any. */
 export class BotarenaError extends Error {

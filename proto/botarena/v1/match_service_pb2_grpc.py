@@ -38,9 +38,12 @@ class MatchServiceStub:
     with domain "botarena" and a reason from ErrorReason (the value name without the
     ERROR_REASON_ prefix). Illegal moves carry the engine's reason (for example
     CELL_OCCUPIED; Qwirkle 100-114, Qwixx 200-205, Queendomino 300-312 and the shared
-    NOT_CONNECTED) and metadata["category"] = "ILLEGAL_MOVE"; see ErrorReason. One
-    exception: a request larger than 64 KiB is refused by the transport itself with
-    RESOURCE_EXHAUSTED and no details.
+    NOT_CONNECTED) and metadata["category"] = "ILLEGAL_MOVE"; see ErrorReason. Two
+    exceptions come from the transport itself, without details: a request larger than
+    64 KiB is refused with RESOURCE_EXHAUSTED, and calls that arrive faster than the
+    server takes them wait in a queue (10,000 by default), past which some end CANCELLED:
+    retry those with backoff and the same request_id (the Python SDK's CallCancelledError
+    is retryable).
     """
 
     def __init__(self, channel):
@@ -99,9 +102,12 @@ class MatchServiceServicer:
     with domain "botarena" and a reason from ErrorReason (the value name without the
     ERROR_REASON_ prefix). Illegal moves carry the engine's reason (for example
     CELL_OCCUPIED; Qwirkle 100-114, Qwixx 200-205, Queendomino 300-312 and the shared
-    NOT_CONNECTED) and metadata["category"] = "ILLEGAL_MOVE"; see ErrorReason. One
-    exception: a request larger than 64 KiB is refused by the transport itself with
-    RESOURCE_EXHAUSTED and no details.
+    NOT_CONNECTED) and metadata["category"] = "ILLEGAL_MOVE"; see ErrorReason. Two
+    exceptions come from the transport itself, without details: a request larger than
+    64 KiB is refused with RESOURCE_EXHAUSTED, and calls that arrive faster than the
+    server takes them wait in a queue (10,000 by default), past which some end CANCELLED:
+    retry those with backoff and the same request_id (the Python SDK's CallCancelledError
+    is retryable).
     """
 
     def CreateMatch(self, request, context):
@@ -256,9 +262,12 @@ class MatchService:
     with domain "botarena" and a reason from ErrorReason (the value name without the
     ERROR_REASON_ prefix). Illegal moves carry the engine's reason (for example
     CELL_OCCUPIED; Qwirkle 100-114, Qwixx 200-205, Queendomino 300-312 and the shared
-    NOT_CONNECTED) and metadata["category"] = "ILLEGAL_MOVE"; see ErrorReason. One
-    exception: a request larger than 64 KiB is refused by the transport itself with
-    RESOURCE_EXHAUSTED and no details.
+    NOT_CONNECTED) and metadata["category"] = "ILLEGAL_MOVE"; see ErrorReason. Two
+    exceptions come from the transport itself, without details: a request larger than
+    64 KiB is refused with RESOURCE_EXHAUSTED, and calls that arrive faster than the
+    server takes them wait in a queue (10,000 by default), past which some end CANCELLED:
+    retry those with backoff and the same request_id (the Python SDK's CallCancelledError
+    is retryable).
     """
 
     @staticmethod

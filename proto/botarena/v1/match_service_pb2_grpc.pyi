@@ -39,9 +39,12 @@ class MatchServiceStub:
     with domain "botarena" and a reason from ErrorReason (the value name without the
     ERROR_REASON_ prefix). Illegal moves carry the engine's reason (for example
     CELL_OCCUPIED; Qwirkle 100-114, Qwixx 200-205, Queendomino 300-312 and the shared
-    NOT_CONNECTED) and metadata["category"] = "ILLEGAL_MOVE"; see ErrorReason. One
-    exception: a request larger than 64 KiB is refused by the transport itself with
-    RESOURCE_EXHAUSTED and no details.
+    NOT_CONNECTED) and metadata["category"] = "ILLEGAL_MOVE"; see ErrorReason. Two
+    exceptions come from the transport itself, without details: a request larger than
+    64 KiB is refused with RESOURCE_EXHAUSTED, and calls that arrive faster than the
+    server takes them wait in a queue (10,000 by default), past which some end CANCELLED:
+    retry those with backoff and the same request_id (the Python SDK's CallCancelledError
+    is retryable).
     """
 
     @_typing.overload
@@ -128,9 +131,12 @@ class MatchServiceAsyncStub(MatchServiceStub):
     with domain "botarena" and a reason from ErrorReason (the value name without the
     ERROR_REASON_ prefix). Illegal moves carry the engine's reason (for example
     CELL_OCCUPIED; Qwirkle 100-114, Qwixx 200-205, Queendomino 300-312 and the shared
-    NOT_CONNECTED) and metadata["category"] = "ILLEGAL_MOVE"; see ErrorReason. One
-    exception: a request larger than 64 KiB is refused by the transport itself with
-    RESOURCE_EXHAUSTED and no details.
+    NOT_CONNECTED) and metadata["category"] = "ILLEGAL_MOVE"; see ErrorReason. Two
+    exceptions come from the transport itself, without details: a request larger than
+    64 KiB is refused with RESOURCE_EXHAUSTED, and calls that arrive faster than the
+    server takes them wait in a queue (10,000 by default), past which some end CANCELLED:
+    retry those with backoff and the same request_id (the Python SDK's CallCancelledError
+    is retryable).
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
@@ -213,9 +219,12 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
     with domain "botarena" and a reason from ErrorReason (the value name without the
     ERROR_REASON_ prefix). Illegal moves carry the engine's reason (for example
     CELL_OCCUPIED; Qwirkle 100-114, Qwixx 200-205, Queendomino 300-312 and the shared
-    NOT_CONNECTED) and metadata["category"] = "ILLEGAL_MOVE"; see ErrorReason. One
-    exception: a request larger than 64 KiB is refused by the transport itself with
-    RESOURCE_EXHAUSTED and no details.
+    NOT_CONNECTED) and metadata["category"] = "ILLEGAL_MOVE"; see ErrorReason. Two
+    exceptions come from the transport itself, without details: a request larger than
+    64 KiB is refused with RESOURCE_EXHAUSTED, and calls that arrive faster than the
+    server takes them wait in a queue (10,000 by default), past which some end CANCELLED:
+    retry those with backoff and the same request_id (the Python SDK's CallCancelledError
+    is retryable).
     """
 
     @_abc_1.abstractmethod
