@@ -10,6 +10,7 @@ figure over 501 games is measured with ``botarena match --game qwixx --bot heuri
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 import pytest
 
@@ -116,12 +117,26 @@ def test_the_heuristic_bot_refuses_other_games() -> None:
         HeuristicQwixxBot().choose_move(view, [match_pb2.Move()], random.Random(0))
 
 
+def _never_drawn(options: Sequence[object]) -> object:
+    raise AssertionError(f"Qwixx's stand-in draws nothing, but was offered {options}")
+
+
 def test_the_match_layer_declines_for_a_seat_that_timed_out() -> None:
+    # Fair play: a stand-in is never stronger than a weak player; Qwixx's marks nothing.
     hooks = hooks_for("qwixx")
     state = QWIXX.new_match(QwixxConfig(), 3, 1)
-    assert all(hooks.default_move(QWIXX, state, seat) == Decline() for seat in range(3))
+    assert all(
+        hooks.stand_in_move(QWIXX, state, seat, _never_drawn) == Decline() for seat in range(3)
+    )
     state = _position([Sheet.of(red=(2, 3)), Sheet()], (1, 1), action=Action.COLOUR_SUM)
-    assert hooks.default_move(QWIXX, state, 0) == Decline()
+    assert hooks.stand_in_move(QWIXX, state, 0, _never_drawn) == Decline()
     with pytest.raises(LookupError):
-        hooks.default_move(QWIXX, state, 1)  # action 2 belongs to the active seat
+        hooks.stand_in_move(QWIXX, state, 1, _never_drawn)  # action 2 is the active seat's
     assert hooks.scores(QWIXX, state, 2) == (3, 0)
+
+
+def test_the_match_layer_declines_even_when_a_mark_is_legal() -> None:
+    # White sum 6 fits red after 5: marking is legal (and good), the stand-in still declines.
+    state = _position([Sheet.of(red=(2, 5)), Sheet()], (3, 3))
+    assert MarkWhiteSum(Colour.RED, 6) in QWIXX.legal_moves(state, 0)
+    assert hooks_for("qwixx").stand_in_move(QWIXX, state, 0, _never_drawn) == Decline()

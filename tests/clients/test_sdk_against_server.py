@@ -58,6 +58,7 @@ def new_match(client: MatchClient, sdk_tools: SimpleNamespace, seed: int = 3) ->
     first = client.get_player_view(name).seats_to_act[0]
     return SimpleNamespace(
         name=name,
+        config=created.match.config,
         tokens=tokens,
         mover=client.with_token(tokens[first]),
         waiter=client.with_token(tokens[1 - first]),
@@ -75,7 +76,8 @@ def test_create_get_list_and_view_return_the_generated_messages(
     match = new_match(client, sdk_tools, seed=21)
     fetched = client.get_match(match.name).match
     assert fetched.name == match.name
-    assert fetched.config.seed == 21
+    assert match.config.seed == 21  # the creator's answer; secret to everyone else
+    assert not fetched.config.HasField("seed")
     assert fetched.state == match_pb2.Match.STATE_ACTIVE
     listed = client.list_matches(page_size=500, game=match_pb2.GAME_QWIRKLE)
     assert match.name in [m.name for m in listed.matches]

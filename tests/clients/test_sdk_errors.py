@@ -16,6 +16,7 @@ from botarena.clients import (
     AuthenticationError,
     BotarenaError,
     BotNotFoundError,
+    CallCancelledError,
     DeadlineExceededError,
     FailedPreconditionError,
     IllegalMoveError,
@@ -181,6 +182,8 @@ def test_error_info_of_another_domain_is_ignored() -> None:
     [
         (grpc.StatusCode.UNAVAILABLE, UnavailableError),
         (grpc.StatusCode.DEADLINE_EXCEEDED, DeadlineExceededError),
+        # A call grpc dropped in a burst (test_sdk_reconnect_storm.py).
+        (grpc.StatusCode.CANCELLED, CallCancelledError),
         (grpc.StatusCode.PERMISSION_DENIED, PermissionDeniedError),
         (grpc.StatusCode.INTERNAL, BotarenaError),
     ],
@@ -192,7 +195,9 @@ def test_a_status_without_details_is_classed_by_its_code(
     error = from_grpc_error(FakeCallError(code, "Socket closed"))
     assert type(error) is expected
     assert (error.reason, error.message) == (None, "Socket closed")
-    assert error.retryable == (expected in {UnavailableError, DeadlineExceededError})
+    assert error.retryable == (
+        expected in {UnavailableError, DeadlineExceededError, CallCancelledError}
+    )
 
 
 def test_garbled_details_keep_the_code_and_message() -> None:

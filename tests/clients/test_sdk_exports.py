@@ -23,6 +23,7 @@ EXPORTS = {
         "Bot",
         "BotNotFoundError",
         "BotarenaError",
+        "CallCancelledError",
         "DeadlineExceededError",
         "DecisionClock",
         "FailedPreconditionError",

@@ -14,7 +14,14 @@ from typing import Any
 import pytest
 
 from botarena.server.games import IllegalMoveError, NotYourTurnError, Outcome, Seat, rank_by_score
-from botarena.server.match import Match, MatchSettings, Policies, TimeControl, TimeoutPolicy
+from botarena.server.match import (
+    GameHooks,
+    Match,
+    MatchSettings,
+    Policies,
+    TimeControl,
+    TimeoutPolicy,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,20 +126,35 @@ def make_match(
     increment: float = 0.0,
     on_timeout: TimeoutPolicy = TimeoutPolicy.DEFAULT_MOVE,
     max_illegal_moves: int = 3,
+    max_stand_ins_in_a_row: int = 3,
+    join_timeout: float = 30.0,
+    seed: int = 7,
+    hooks: GameHooks | None = None,
 ) -> Match:
     """Return a race match with tokens ``tok-<seat>`` on a fake clock."""
     rules: Any = RaceRules(simultaneous=simultaneous, target=target)
     settings = MatchSettings(
         game="race",
         seat_count=seats,
-        seed=7,
+        seed=seed,
         game_config=None,
         time_control=TimeControl(move_time_limit=limit, time_bank=bank, increment=increment),
-        policies=Policies(on_timeout=on_timeout, max_illegal_moves=max_illegal_moves),
+        policies=Policies(
+            on_timeout=on_timeout,
+            max_illegal_moves=max_illegal_moves,
+            max_stand_ins_in_a_row=max_stand_ins_in_a_row,
+            join_timeout=join_timeout,
+        ),
     )
     clock = clock or FakeClock()
     return Match(
-        "m1", rules, settings, clock=clock, wall_clock=lambda: 1.7e9, tokens=TOKENS[:seats]
+        "m1",
+        rules,
+        settings,
+        clock=clock,
+        wall_clock=lambda: 1.7e9,
+        hooks=hooks,
+        tokens=TOKENS[:seats],
     )
 
 

@@ -137,7 +137,7 @@ def test_illegal_move_is_rejected_with_the_engine_reason_and_the_seat_may_retry(
     assert match.submit("tok-0", 1, expected_state_version=0).state_version == 1
 
 
-def test_nth_illegal_move_plays_the_default_move(new_match: NewMatch) -> None:
+def test_nth_illegal_move_plays_a_legal_stand_in_move(new_match: NewMatch) -> None:
     match = new_match(max_illegal_moves=3)
     for strike in (1, 2, 3):
         with pytest.raises(IllegalMoveRejectedError) as caught:
@@ -145,13 +145,16 @@ def test_nth_illegal_move_plays_the_default_move(new_match: NewMatch) -> None:
         assert caught.value.illegal_moves == strike
     assert caught.value.policy_applied
     entry = match.events[1]
-    assert (entry.kind, entry.seat, entry.move, entry.by_timeout) == (
-        EventKind.MOVE_APPLIED,
-        0,
-        1,
-        True,
-    )
+    assert (entry.kind, entry.seat, entry.by_timeout) == (EventKind.MOVE_APPLIED, 0, True)
+    assert entry.move in (1, 2, 3)
+    assert match.state.totals == (entry.move, 0)
+    assert match.stand_in_moves(0) == 1
     assert match.seats_to_act() == (1,)
+    # The same match makes the same stand-in move: it is drawn from the seed, not chance.
+    again = new_match(max_illegal_moves=1)
+    with pytest.raises(IllegalMoveRejectedError):
+        again.submit("tok-0", 0, expected_state_version=0)
+    assert again.events[1].move == entry.move
 
 
 def test_nth_illegal_move_forfeits_under_the_forfeit_policy(new_match: NewMatch) -> None:
@@ -178,15 +181,18 @@ def test_illegal_moves_count_per_decision(new_match: NewMatch) -> None:
     assert not caught.value.policy_applied
 
 
-def test_timeout_plays_the_default_move(new_match: NewMatch, clock: Any) -> None:
+def test_timeout_plays_a_legal_stand_in_move(new_match: NewMatch, clock: Any) -> None:
     match = new_match(limit=1.0)
     clock.advance(0.99)
     assert not match.expire()
     clock.advance(0.01)
     assert match.expire()
     entry = match.events[1]
-    assert (entry.seat, entry.move, entry.by_timeout) == (0, 1, True)
+    assert (entry.seat, entry.by_timeout) == (0, True)
+    assert entry.move in (1, 2, 3)
+    assert match.state.totals == (entry.move, 0)
     assert entry.think_time == pytest.approx(1.0)
+    assert (match.timeouts(0), match.stand_in_moves(0)) == (1, 1)
     assert match.seats_to_act() == (1,)
 
 
@@ -312,8 +318,11 @@ def test_simultaneous_timeouts_settle_every_overdue_seat(new_match: NewMatch, cl
     match.submit("tok-1", 2, expected_state_version=0)
     clock.advance(1.0)
     match.expire()
-    assert match.state.totals == (1, 2, 1)
-    assert [e.seat for e in match.events[2:4]] == [0, 2]
+    stand_ins = match.events[2:4]
+    assert [(e.seat, e.by_timeout) for e in stand_ins] == [(0, True), (2, True)]
+    assert all(e.move in (1, 2, 3) for e in stand_ins)
+    assert match.state.totals == (stand_ins[0].move, 2, stand_ins[1].move)
+    assert match.seats_to_act() == (0, 1, 2)  # the round was applied: a new one starts
 
 
 def test_move_after_the_end_is_refused(new_match: NewMatch) -> None:

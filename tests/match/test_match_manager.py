@@ -9,6 +9,7 @@ import pytest
 
 from botarena.server.match import (
     EventKind,
+    ForfeitReason,
     InvalidRequestError,
     MatchManager,
     MatchNotFoundError,
@@ -223,5 +224,50 @@ def test_close_ends_waiting_streams(race_rules: Any) -> None:
         await asyncio.sleep(0.01)
         manager.close()
         assert await asyncio.wait_for(task, 1) == 1
+
+    asyncio.run(scenario())
+
+
+def test_the_join_deadline_timer_abandons_a_match_nobody_joined(race_rules: Any) -> None:
+    async def scenario() -> None:
+        manager = _manager(race_rules)
+        match, _ = manager.create(_settings(limit=60.0, join_timeout=0.05))
+        entries = [
+            item.entry
+            async for item in manager.stream(match.match_id, None, 0)
+            if item.entry is not None
+        ]
+        assert [entry.kind for entry in entries] == [
+            EventKind.MATCH_STARTED,
+            EventKind.MATCH_FINISHED,
+        ]
+        assert match.result is not None
+        assert match.result.abandoned
+        assert manager.active_count == 0
+
+    asyncio.run(asyncio.wait_for(scenario(), 10))
+
+
+def test_a_seat_that_showed_up_wins_when_the_other_never_does(race_rules: Any) -> None:
+    async def scenario() -> None:
+        manager = _manager(race_rules)
+        match, _ = manager.create(_settings(limit=60.0, join_timeout=0.05))
+        async for _ in manager.stream(match.match_id, 1, 0):  # seat 1 shows up
+            pass
+        assert match.result is not None
+        assert (match.result.reason, match.result.ranks) == ("forfeit", (2, 1))
+        assert match.result.forfeit_reasons == ("absent", "")
+
+    asyncio.run(asyncio.wait_for(scenario(), 10))
+
+
+def test_resign_as_bot_exited_forfeits_with_that_reason(race_rules: Any) -> None:
+    async def scenario() -> None:
+        manager = _manager(race_rules)
+        match, _ = manager.create(_settings())
+        manager.resign(match.match_id, match.tokens[0], reason=ForfeitReason.BOT_EXITED)
+        assert match.result is not None
+        assert match.result.forfeit_reasons == ("bot_exited", "")
+        manager.close()
 
     asyncio.run(scenario())

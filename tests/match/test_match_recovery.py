@@ -12,6 +12,7 @@ import pytest
 
 from botarena.server.match import (
     EventKind,
+    ForfeitReason,
     LogEntry,
     Match,
     MatchError,
@@ -411,5 +412,96 @@ def test_finished_matches_evicted_from_memory_are_rebuilt_from_the_store(
         listed = manager.list_matches()
         assert [match.match_id for _, match in listed] == [m.match_id for m in reversed(finished)]
         manager.close()
+
+    asyncio.run(scenario())
+
+
+def _settle_after(manager: MatchManager, match: Match, clock: Any, seconds: float) -> None:
+    """Let ``seconds`` pass on the fake clock and settle the match's deadlines."""
+    clock.advance(seconds)
+    manager.settle(match.match_id)
+
+
+def test_stand_in_counts_and_absent_forfeits_survive_a_restart(race_rules: Any, clock: Any) -> None:
+    async def scenario() -> None:
+        store = SqliteStore(MEMORY)
+        manager = _manager(race_rules, store, clock, target=1000)
+        match, _ = manager.create(_settings(seats=3, move_time_limit=1.0))
+        tokens = match.tokens
+        for _ in range(3):  # seat 0 never moves: three stand-ins in a row, then "absent"
+            _settle_after(manager, match, clock, 1.0)
+            if not match.is_forfeited(0):
+                _play(manager, match, tokens[1], 1)
+                _play(manager, match, tokens[2], 1)
+        assert match.forfeit_reason(0) is ForfeitReason.ABSENT
+        _play(manager, match, tokens[match.seats_to_act()[0]], 2)
+        counts = [match.stand_in_moves(seat) for seat in range(3)]
+        assert counts[0] >= 3
+        manager.close()
+
+        restarted = _manager(race_rules, store, clock, target=1000)
+        assert restarted.recover() == 1
+        again = restarted.get(match.match_id)
+        assert _same_log(again.events, match.events)
+        assert [again.stand_in_moves(seat) for seat in range(3)] == counts
+        assert [again.forfeit_reason(seat) for seat in range(3)] == [
+            ForfeitReason.ABSENT,
+            None,
+            None,
+        ]
+        assert [again.seat_record(seat) for seat in range(3)] == [
+            match.seat_record(seat) for seat in range(3)
+        ]
+        restarted.close()
+
+    asyncio.run(scenario())
+
+
+def _evicted_and_rebuilt(manager: MatchManager, match: Match) -> Match:
+    """Finish another match so that ``match`` leaves memory, then get it from the store."""
+    manager.max_finished_matches = 1
+    other, _ = manager.create(_settings())
+    manager.resign(other.match_id, other.tokens[0])
+    rebuilt = manager.get(match.match_id)
+    assert rebuilt is not match
+    return rebuilt
+
+
+def test_a_match_abandoned_by_its_idle_seats_is_rebuilt_from_the_store(
+    race_rules: Any, clock: Any
+) -> None:
+    async def scenario() -> None:
+        store = SqliteStore(MEMORY)
+        manager = _manager(race_rules, store, clock, target=1000)
+        match, _ = manager.create(_settings(move_time_limit=1.0))
+        for seat in range(match.seat_count):
+            manager.settle(match.match_id, seat)  # there, but never moving
+        while not match.finished:
+            _settle_after(manager, match, clock, 1.0)
+        assert match.result is not None
+        assert match.result.abandoned
+        assert [match.stand_in_moves(seat) for seat in range(2)] == [3, 2]
+        rebuilt = _evicted_and_rebuilt(manager, match)
+        assert rebuilt.result == match.result
+        assert _same_log(rebuilt.events, match.events)
+        manager.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_match_nobody_joined_is_rebuilt_from_the_store(race_rules: Any, clock: Any) -> None:
+    async def scenario() -> None:
+        store = SqliteStore(MEMORY)
+        manager = _manager(race_rules, store, clock, target=1000)
+        match, _ = manager.create(_settings())  # decisions of 100 s: the join comes first
+        _settle_after(manager, match, clock, 30.0)
+        assert match.result is not None
+        assert match.result.abandoned
+        try:
+            rebuilt = _evicted_and_rebuilt(manager, match)
+            assert rebuilt.result == match.result
+            assert _same_log(rebuilt.events, match.events)
+        finally:
+            manager.close()
 
     asyncio.run(scenario())

@@ -132,7 +132,7 @@ def _expected_entry(
         event.seat_forfeited.reason = entry.reason or ""
     else:
         assert entry.result is not None
-        _encode_outcome(entry.result, event.match_finished.outcome)
+        _encode_outcome(entry.result, event.match_finished.outcome, entry.result.forfeit_reasons)
     return response
 
 

@@ -450,14 +450,18 @@ def test_list_matches_pages_newest_first_and_rejects_foreign_page_tokens(serve: 
     serve(scenario)
 
 
-def test_get_match_reports_defaults_and_seed(serve: Any) -> None:
+def test_get_match_reports_defaults_but_not_the_seed_while_it_runs(serve: Any) -> None:
     async def scenario(client: Any) -> None:
         created = await client.create(seed=42)
+        assert created.match.config.seed == 42  # the creator's answer carries it
         got = await client.stub.GetMatch(match_service_pb2.GetMatchRequest(name=created.match.name))
         config = got.match.config
-        assert (config.seed, config.seat_count) == (42, 2)
+        assert not config.HasField("seed")
+        assert config.seat_count == 2
         assert config.policies.on_timeout == match_pb2.TIMEOUT_POLICY_DEFAULT_MOVE
         assert config.policies.max_illegal_moves == 3
+        assert config.policies.max_stand_ins_in_a_row == 3
+        assert config.policies.join_timeout.ToSeconds() == 30
         assert config.time_control.move_time_limit.ToSeconds() == 10
         assert [seat.display_name for seat in got.match.seats] == ["seat 0", "seat 1"]
         assert got.match.state == match_pb2.Match.STATE_ACTIVE

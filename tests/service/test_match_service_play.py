@@ -72,7 +72,7 @@ def test_a_sleeping_seat_forfeits_after_its_deadline_and_the_match_finishes(
     serve(scenario)
 
 
-def test_sleeping_seats_get_default_moves_and_the_match_finishes(
+def test_sleeping_seats_get_stand_ins_then_the_match_is_abandoned(
     serve: Any, client_tools: Any
 ) -> None:
     async def scenario(client: Any) -> None:
@@ -81,14 +81,27 @@ def test_sleeping_seats_get_default_moves_and_the_match_finishes(
         events = await _collect(
             client.stub.StreamMatchEvents(match_service_pb2.StreamMatchEventsRequest(match=name))
         )
+        kinds = [e.WhichOneof("kind") for e in events]
+        # The first mover's third stand-in in a row (the fifth move) makes it absent, and
+        # the other seat, which let the server move for it too, wins nothing.
+        assert kinds == ["match_started", *["move_applied"] * 5, "seat_forfeited", "match_finished"]
         moves = [e.move_applied for e in events if e.WhichOneof("kind") == "move_applied"]
-        assert moves
         assert all(move.by_timeout_policy for move in moves)
         assert all(move.think_time.ToNanoseconds() >= 10_000_000 for move in moves)
-        first = moves[0].move.qwirkle
-        assert first.WhichOneof("action") == "place"
-        assert first.place.score > 0
-        assert events[-1].match_finished.outcome.reason in {"went_out", "blocked"}
+        first = moves[0].seat
+        assert (events[-2].seat_forfeited.seat, events[-2].seat_forfeited.reason) == (
+            first,
+            "absent",
+        )
+        outcome = events[-1].match_finished.outcome
+        assert outcome.reason == "abandoned"
+        assert [result.rank for result in outcome.results] == [2, 2]
+        assert [result.forfeit_reason for result in outcome.results] == ["absent", "absent"]
+        got = await client.stub.GetMatch(match_service_pb2.GetMatchRequest(name=name))
+        assert got.match.state == match_pb2.Match.STATE_ABANDONED
+        assert [seat.stand_in_moves for seat in got.match.seats] == [
+            3 if seat == first else 2 for seat in range(2)
+        ]
 
     serve(scenario)
 

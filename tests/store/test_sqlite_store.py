@@ -169,16 +169,18 @@ def test_matches_list_newest_first_with_filters_and_paging() -> None:
         game = "qwixx" if sequence % 2 else "qwirkle"
         store.create_match(_match(f"m{sequence}", sequence, game), [_START])
     store.record("m4", [], [], StoredResult((1, 0), (1, 2), (False, False), "end", 1.8e9))
+    store.record("m2", [], [], StoredResult((0, 0), (2, 2), (True, True), "abandoned", 1.8e9))
 
     def ids(matches: list[StoredMatch]) -> list[str]:
         return [match.match_id for match in matches]
 
     assert ids(store.list_matches()) == ["m5", "m4", "m3", "m2", "m1"]
     assert ids(store.list_matches(game="qwirkle")) == ["m4", "m2"]
-    assert ids(store.list_matches(finished=True)) == ["m4"]
-    assert ids(store.list_matches(finished=False, before_sequence=4, limit=2)) == ["m3", "m2"]
+    assert ids(store.list_matches(finished=True)) == ["m4", "m2"]
+    assert ids(store.list_matches(end_reason="abandoned")) == ["m2"]
+    assert ids(store.list_matches(finished=False, before_sequence=4, limit=2)) == ["m3", "m1"]
     assert store.last_sequence() == 5
-    assert [match.match_id for match in store.unfinished_matches()] == ["m1", "m2", "m3", "m5"]
+    assert [match.match_id for match in store.unfinished_matches()] == ["m1", "m3", "m5"]
 
 
 def test_data_survives_closing_and_reopening_the_file(tmp_path: Path) -> None:

@@ -27,6 +27,7 @@ __all__ = [
     "AuthenticationError",
     "BotNotFoundError",
     "BotarenaError",
+    "CallCancelledError",
     "DeadlineExceededError",
     "FailedPreconditionError",
     "IllegalMoveError",
@@ -64,8 +65,8 @@ class BotarenaError(Exception):
         metadata: ``ErrorInfo.metadata`` (for example ``{"field": "config.seat_count"}``).
         field_violations: ``BadRequest`` details, field name to description.
         retryable: True when repeating the same call (with the same ``request_id``) may
-            succeed: the server was unreachable, the call ran out of time, or the server
-            refused a new match for now (admission control).
+            succeed: the server was unreachable, the call ran out of time or was dropped
+            (CANCELLED), or the server refused a new match for now (admission control).
         retry_after: The server's ``RetryInfo`` hint in seconds, or ``None``.
     """
 
@@ -190,7 +191,8 @@ class IllegalMoveError(FailedPreconditionError):
 
 
 class TransientError(BotarenaError):
-    """The server could not be reached or did not answer in time; retrying may work."""
+    """The server could not be reached, did not answer in time or dropped the call;
+    retrying may work."""
 
     retryable = True
 
@@ -201,6 +203,13 @@ class UnavailableError(TransientError):
 
 class DeadlineExceededError(TransientError):
     """DEADLINE_EXCEEDED: the call's timeout passed before the server answered."""
+
+
+class CallCancelledError(TransientError):
+    """CANCELLED by the server's side: grpc dropped the call before the server took it
+    (too many calls arrived at once, as in a reconnect storm after a restart), or the
+    server stopped while serving it. A ``grpc.aio`` call this process cancels, or whose
+    channel it closes, raises ``asyncio.CancelledError`` instead."""
 
 
 _BY_REASON: Mapping[str, type[BotarenaError]] = MappingProxyType(
@@ -245,6 +254,7 @@ _BY_CODE: Mapping[grpc.StatusCode, type[BotarenaError]] = MappingProxyType(
         grpc.StatusCode.FAILED_PRECONDITION: FailedPreconditionError,
         grpc.StatusCode.UNAVAILABLE: UnavailableError,
         grpc.StatusCode.DEADLINE_EXCEEDED: DeadlineExceededError,
+        grpc.StatusCode.CANCELLED: CallCancelledError,
     }
 )
 

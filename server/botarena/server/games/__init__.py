@@ -19,6 +19,7 @@ from botarena.server.games._core import (
     Seat,
     rank_by_score,
 )
+from botarena.server.games._random import random_below
 
 __all__ = [
     "GAMES",
@@ -29,6 +30,7 @@ __all__ = [
     "Rules",
     "Seat",
     "get_rules",
+    "random_below",
     "rank_by_score",
 ]
 

@@ -12,8 +12,10 @@ What counts against a bot (docs/decisions.md: Ladder):
 
 * a *timeout*: the match layer applied the timeout policy to its seat (ladder matches
   use the forfeit policy, so a bot that hangs loses that match at once);
-* a *crash*: its seat forfeited by illegal moves or resignation, or its Connect stream
+* a *crash*: its seat forfeited by illegal moves, resignation or absence (it never
+  showed up within the join window: ``Policies.join_timeout``), or its Connect stream
   ended during the match and it had not reconnected when the match ended;
+* a match nobody played ends abandoned and is not rated;
 * after ``pause_after`` matches in a row with a timeout or a crash the bot is paused: it
   may stay connected, it is shown as paused, and it is not scheduled until an operator
   resumes it (:meth:`Ladder.resume`, the ResumeBot RPC).
@@ -80,7 +82,15 @@ _logger = structlog.get_logger("botarena.ladder")
 _MAX_NAME = 64
 _MAX_CAPACITY = 64
 _HOUR = 3600.0
-_CRASH_REASONS = frozenset({ForfeitReason.ILLEGAL_MOVES.value, ForfeitReason.RESIGNED.value})
+_CRASH_REASONS = frozenset(
+    reason.value
+    for reason in (
+        ForfeitReason.ILLEGAL_MOVES,
+        ForfeitReason.RESIGNED,
+        ForfeitReason.ABSENT,
+        ForfeitReason.BOT_EXITED,
+    )
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -492,7 +502,8 @@ class Ladder:
         settings = MatchSettings(
             game=game,
             seat_count=len(group),
-            seed=secrets.randbits(63),
+            # Secret and unguessable: 64 bits from the OS's cryptographic source.
+            seed=secrets.randbits(64),
             game_config=rules.default_config(),
             time_control=TimeControl(move_time_limit=self.settings.move_time_limit),
             policies=Policies(on_timeout=TimeoutPolicy.FORFEIT),
@@ -538,6 +549,12 @@ class Ladder:
     def _record(self, running: _Running, match: Match) -> None:
         result = match.result
         assert result is not None
+        if result.abandoned:
+            # Nobody played (match.proto: STATE_ABANDONED): nothing to rate.
+            finished = match.end_time if match.end_time is not None else self._wall_clock()
+            self.store.abandon(running.match_id, finished)
+            _logger.info("ladder match abandoned", match=running.match_id)
+            return
         forfeits = {
             entry.seat: entry.reason
             for entry in match.events

@@ -1,19 +1,26 @@
-"""Game-specific match policies the engines do not define: default moves and live scores.
+"""Game-specific match policies the engines do not define: stand-in moves and live scores.
 
 The engine protocol knows nothing of clocks or forfeits, so what the server plays for a
 seat that ran out of time, and how it reads the current scores of an unfinished match,
 are strategies kept here, one per game, and never engine code (style anchors B.5). A game
 without registered hooks gets :class:`GenericHooks`.
+
+Fair play: a stand-in move is never stronger than a weak player. The generic one is a
+uniformly random legal move (the GGP convention), drawn by the match from a random source
+seeded by the match's seed and state version, so a replay draws the same move.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 from botarena.server.games import Rules, Seat
 
-__all__ = ["GameHooks", "GenericHooks", "hooks_for", "register_hooks"]
+__all__ = ["GameHooks", "GenericHooks", "Pick", "hooks_for", "register_hooks"]
+
+Pick: TypeAlias = Callable[[Sequence[Any]], Any]
+"""Returns one element of a non-empty sequence, uniformly at random (seeded by the match)."""
 
 
 class GameHooks:
@@ -22,10 +29,13 @@ class GameHooks:
     Every method receives the engine and a state of that engine.
     """
 
-    def default_move(self, rules: Rules[Any, Any, Any, Any], state: Any, seat: Seat) -> object:
-        """Return the move the server plays for ``seat`` under the default-move policy.
+    def stand_in_move(
+        self, rules: Rules[Any, Any, Any, Any], state: Any, seat: Seat, pick: Pick
+    ) -> object:
+        """Return the move the server plays for ``seat`` when it does not move itself
+        (the default-move policy, and the turns of a forfeited seat).
 
-        The generic default is the first legal move.
+        The generic stand-in is a uniformly random legal move: ``pick(legal_moves)``.
 
         Raises:
             LookupError: The seat has no legal move.
@@ -33,7 +43,7 @@ class GameHooks:
         moves = rules.legal_moves(state, seat)
         if not moves:
             raise LookupError(f"seat {seat} has no legal move")
-        return moves[0]
+        return pick(moves)
 
     def annotate(
         self, rules: Rules[Any, Any, Any, Any], state: Any, seat: Seat, move: object
@@ -92,13 +102,3 @@ def hooks_for(game: str) -> GameHooks:
 
         factory = _REGISTRY.setdefault(game, QueendominoHooks)
     return factory() if factory is not None else GenericHooks()
-
-
-def first_with_best_score(moves: Sequence[Any]) -> Any | None:
-    """Return the first move whose ``score`` is the highest, or ``None`` if none scores."""
-    best: Any | None = None
-    for move in moves:
-        score = getattr(move, "score", None)
-        if score is not None and (best is None or score > best.score):
-            best = move
-    return best

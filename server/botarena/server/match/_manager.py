@@ -16,7 +16,9 @@ banks and counters, and the result, in one transaction, before any subscriber is
 Streams show only committed entries, so a decision is announced only once the entry
 before it is durable, and a crash loses nothing a bot was told. :meth:`MatchManager.recover`
 rebuilds the unfinished matches after a restart; finished matches that are no longer in
-memory are rebuilt from the store when asked for.
+memory are rebuilt from the store when asked for: in a worker thread for requests
+(:meth:`MatchManager.load`), while summaries and listings read the stored records and
+replay nothing.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from botarena.server.match._hooks import GameHooks
 from botarena.server.match._match import (
     Clock,
     EventKind,
+    ForfeitReason,
     LogEntry,
     Match,
     PendingDecision,
@@ -64,7 +67,7 @@ from botarena.server.match._persistence import (
     stored_seats,
 )
 from botarena.server.match._settings import MatchSettings
-from botarena.server.store import Store, StoredMatch
+from botarena.server.store import Store, StoredEvent, StoredMatch
 
 __all__ = ["MatchManager", "StreamItem"]
 
@@ -169,6 +172,11 @@ class MatchManager:
         self._slots: dict[str, _Slot] = {}
         self._finished: OrderedDict[str, None] = OrderedDict()
         self._created: OrderedDict[str, str] = OrderedDict()
+        # Rebuilds of finished matches running in worker threads, by match (see load).
+        self._loading: dict[str, asyncio.Future[_Slot | None]] = {}
+        # One rebuild thread at a time: replaying is pure Python, so threads would share
+        # one GIL anyway, and each more thread delays the loop's turn to take it back.
+        self._rebuilding = asyncio.Semaphore(1)
         # Sequence numbers go on from the store's: they order ListMatches across restarts.
         self._sequence = store.last_sequence() if store is not None else 0
         self._closed = False
@@ -191,28 +199,76 @@ class MatchManager:
     def get(self, match_id: str) -> Match:
         """Return the match ``match_id``.
 
+        A finished match that is not held is rebuilt here, in the event loop: requests
+        call :meth:`load` first, which rebuilds it in a worker thread.
+
         Raises:
             MatchNotFoundError: No such match.
         """
         return self._slot(match_id).match
+
+    async def load(self, match_id: str) -> Match:
+        """Return the match ``match_id``, rebuilding an evicted finished match from the
+        store in a worker thread (its log is replayed through the engine).
+
+        Concurrent calls for the same match share one rebuild; the rebuilt match is held
+        like any finished match (at most ``max_finished_matches`` of them).
+
+        Raises:
+            MatchNotFoundError: No such match, or its stored log does not replay.
+        """
+        slot = self._slots.get(match_id)
+        if slot is not None:
+            return slot.match
+        loading = self._loading.get(match_id)
+        if loading is None:
+            loading = asyncio.create_task(
+                self._load_off_loop(match_id), name=f"botarena-load-{match_id}"
+            )
+            self._loading[match_id] = loading
+            loading.add_done_callback(lambda _: self._loading.pop(match_id, None))
+        # Shielded: a caller that gives up must not cancel the rebuild the others await.
+        slot = await asyncio.shield(loading)
+        if slot is None:
+            raise MatchNotFoundError(match_id)
+        return slot.match
+
+    def find(self, match_id: str) -> Match | StoredMatch:
+        """Return the match ``match_id`` if it is held, else the stored record of a
+        finished match (enough for a summary: nothing is replayed).
+
+        Raises:
+            MatchNotFoundError: No such match.
+        """
+        slot = self._slots.get(match_id)
+        if slot is not None:
+            return slot.match
+        record = self._finished_record(match_id)
+        if record is None:
+            raise MatchNotFoundError(match_id)
+        return record
 
     def matches(self) -> list[Match]:
         """Return every match held, newest first."""
         slots = sorted(self._slots.values(), key=lambda slot: slot.sequence, reverse=True)
         return [slot.match for slot in slots]
 
-    def settle(self, match_id: str) -> Match:
+    def settle(self, match_id: str, seat: Seat | None = None) -> Match:
         """Return the match after applying the policy to its overdue decisions.
 
         Queries call this so that a decision whose deadline has passed never looks
-        pending, even in the instant before its timer fires.
+        pending, even in the instant before its timer fires. A ``seat`` (the caller
+        authenticated with its token) counts as having shown up (:meth:`Match.show_up`).
 
         Raises:
             MatchNotFoundError: No such match.
         """
         match = self.get(match_id)
         version = match.state_version
-        match.expire()
+        if seat is None:
+            match.expire()
+        else:
+            match.show_up(seat)
         self._after_command(match, version)
         return match
 
@@ -225,30 +281,39 @@ class MatchManager:
         *,
         game: str = "",
         finished: bool | None = None,
+        end_reason: str = "",
         before_sequence: int | None = None,
         limit: int = 50,
-    ) -> list[tuple[int, Match]]:
+    ) -> list[tuple[int, Match | StoredMatch]]:
         """Return matches newest first with their sequence numbers, filtered.
 
-        With a store every stored match is listed (finished ones no longer in memory are
-        rebuilt); without one, the matches held in memory.
+        With a store every stored match is listed: a held match as its :class:`Match`, a
+        finished one that is not held as its stored record (never replayed). Without a
+        store, the matches held in memory.
 
         Args:
             game: Only this game; empty for every game.
             finished: Only finished (True) or unfinished (False) matches; ``None``: both.
+            end_reason: Only finished matches that ended for this reason; empty: any.
             before_sequence: Only matches older than this sequence number.
             limit: At most this many.
         """
-        found: list[tuple[int, Match]] = []
+        found: list[tuple[int, Match | StoredMatch]] = []
         if self.store is not None:
             stored = self.store.list_matches(
-                game=game, finished=finished, before_sequence=before_sequence, limit=limit
+                game=game,
+                finished=finished,
+                end_reason=end_reason,
+                before_sequence=before_sequence,
+                limit=limit,
             )
             for record in stored:
-                try:
-                    found.append((record.sequence, self.get(record.match_id)))
-                except MatchNotFoundError:
-                    continue  # a match that could not be recovered (logged at start)
+                slot = self._slots.get(record.match_id)
+                if slot is not None:
+                    found.append((record.sequence, slot.match))
+                elif record.finished:
+                    found.append((record.sequence, record))
+                # else: an unfinished match that could not be recovered (logged at start)
             return found
         slots = sorted(self._slots.values(), key=lambda slot: slot.sequence, reverse=True)
         for slot in slots:
@@ -258,6 +323,8 @@ class MatchManager:
             if game and match.settings.game != game:
                 continue
             if finished is not None and match.finished != finished:
+                continue
+            if end_reason and (match.result is None or match.result.reason != end_reason):
                 continue
             if len(found) == limit:
                 break
@@ -384,12 +451,19 @@ class MatchManager:
         _logger.info("seat token reissued", match=match_id, seat=seat)
         return token
 
-    def resign(self, match_id: str, token: str | None, *, request_id: str = "") -> ResignResult:
+    def resign(
+        self,
+        match_id: str,
+        token: str | None,
+        *,
+        request_id: str = "",
+        reason: ForfeitReason = ForfeitReason.RESIGNED,
+    ) -> ResignResult:
         """Resign the token's seat (see :meth:`Match.resign`); wakes streams and timers."""
         match = self._authenticated_match(match_id, token)
         version = match.state_version
         try:
-            return match.resign(token, request_id=request_id)
+            return match.resign(token, request_id=request_id, reason=reason)
         finally:
             self._after_command(match, version)
 
@@ -411,6 +485,8 @@ class MatchManager:
         match = slot.match
         if after_state_version > slot.durable_version:
             raise StateVersionAheadError(after_state_version, slot.durable_version)
+        if seat is not None and not match.finished:
+            self.settle(match_id, seat)  # a seat's stream is the usual way it shows up
         cursor = after_state_version if after_state_version > 0 else -1
         announced: int | None = None
         slot.listeners[seat] += 1
@@ -512,29 +588,66 @@ class MatchManager:
 
     def _load(self, match_id: str) -> _Slot | None:
         """Rebuild a finished match from the store (it was evicted, or the server restarted)."""
-        if self.store is None:
+        record = self._finished_record(match_id)
+        if record is None:
             return None
-        record = self.store.load_match(match_id)
-        if record is None or not record.finished:
-            return None  # unfinished matches are all in memory after recover()
         try:
             match = self._rebuild(record)
         except RecoveryError as error:
             _logger.error("stored match does not replay", match=match_id, error=str(error))
             return None
+        return self._hold(record, match)
+
+    async def _load_off_loop(self, match_id: str) -> _Slot | None:
+        """:meth:`_load` with the replay in a worker thread, one match at a time.
+
+        The store is read here, in the loop (a match row and its log: one indexed query
+        each), so the store is only ever used from the loop's thread; the thread gets the
+        rows and runs the decoding and the engine, which take the time.
+        """
+        async with self._rebuilding:
+            record = self._finished_record(match_id)
+            if record is None or self.store is None:
+                return None
+            events = self.store.events(match_id)
+            try:
+                match = await asyncio.to_thread(self._rebuild, record, events)
+            except RecoveryError as error:
+                _logger.error("stored match does not replay", match=match_id, error=str(error))
+                return None
+        held = self._slots.get(match_id)  # a synchronous get() may have rebuilt it since
+        return held if held is not None else self._hold(record, match)
+
+    def _finished_record(self, match_id: str) -> StoredMatch | None:
+        """The stored record of ``match_id`` if it is a finished match, else ``None``
+        (unfinished matches are all held after :meth:`recover`)."""
+        record = self.store.load_match(match_id) if self.store is not None else None
+        return record if record is not None and record.finished else None
+
+    def _hold(self, record: StoredMatch, match: Match) -> _Slot:
         slot = _Slot(match, record.sequence, match.state_version)
-        self._slots[match_id] = slot
+        self._slots[record.match_id] = slot
         self._retire(match, announce=False)
         return slot
 
-    def _rebuild(self, record: StoredMatch) -> Match:
+    def _rebuild(self, record: StoredMatch, events: Sequence[StoredEvent] | None = None) -> Match:
+        """Replay a stored match (``events``: its log, read from the store if omitted).
+
+        Touches the store only when ``events`` is omitted, so that with them it may run
+        in a worker thread.
+
+        Raises:
+            RecoveryError: The match does not decode or its log does not replay.
+        """
         store, codec = self.store, self._codec
         if store is None or codec is None:
             raise RecoveryError("no store")
+        if events is None:
+            events = store.events(record.match_id)
         try:
             rules = self.rules(record.game)
             settings = codec.decode_settings(record.config, rules)
-            log = [entry_of(event, record.game, codec) for event in store.events(record.match_id)]
+            log = [entry_of(event, record.game, codec) for event in events]
         except (MatchError, ValueError, KeyError) as error:
             raise RecoveryError(f"match {record.match_id} does not decode: {error}") from error
         match = Match.restore(

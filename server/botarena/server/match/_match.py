@@ -14,6 +14,13 @@ in it). It may take ``move_time_limit`` seconds, then draws on the seat's time b
 deadline is ``start + move_time_limit + bank``. A decision the seat makes itself adds
 ``increment`` to its bank. Overdue decisions are settled by :meth:`Match.expire`, which
 every command calls first, so a late move never beats its own timeout.
+
+Fair play (docs/decisions.md): a stand-in move is a weak one (``GameHooks.stand_in_move``,
+drawn from a random source seeded by the match seed and the state version, so replays
+agree); a seat that gets ``max_stand_ins_in_a_row`` of them in a row forfeits as
+``absent``, and so does a seat that has not shown up (any call with its token) within
+``join_timeout``. A match nobody joined, or whose last playing seats left as absent while
+every seat left let the server move for it, ends ``abandoned``: every seat ranks last.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, TypeVar
 
-from botarena.server.games import IllegalMoveError, Rules, Seat
+from botarena.server.games import IllegalMoveError, Rules, Seat, random_below
 from botarena.server.match._errors import (
     IllegalMoveRejectedError,
     MatchError,
@@ -43,6 +50,7 @@ from botarena.server.match._hooks import GameHooks, hooks_for
 from botarena.server.match._settings import MatchSettings, TimeoutPolicy
 
 __all__ = [
+    "ABANDONED",
     "Clock",
     "EventKind",
     "ForfeitReason",
@@ -83,6 +91,14 @@ class ForfeitReason(StrEnum):
     TIMEOUT = "timeout"
     ILLEGAL_MOVES = "illegal_moves"
     RESIGNED = "resigned"
+    ABSENT = "absent"
+    """Never showed up within ``join_timeout``, or too many stand-in moves in a row."""
+    BOT_EXITED = "bot_exited"
+    """Whoever started the seat's bot reported that its process ended (a resignation)."""
+
+
+ABANDONED = "abandoned"
+"""The end reason of a match nobody played (see the module docstring)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,13 +109,21 @@ class MatchResult:
         scores: Final score by seat.
         ranks: Place by seat, 1 = first; forfeited seats rank after all others.
         forfeited: Whether each seat forfeited.
-        reason: The engine's end reason, or ``"forfeit"`` when fewer than two seats remained.
+        reason: The engine's end reason, ``"forfeit"`` when fewer than two seats remained,
+            or ``"abandoned"`` (:data:`ABANDONED`; every seat ranks last).
+        forfeit_reasons: Each seat's :class:`ForfeitReason` value, ``""`` if it did not.
     """
 
     scores: tuple[int, ...]
     ranks: tuple[int, ...]
     forfeited: tuple[bool, ...]
     reason: str
+    forfeit_reasons: tuple[str, ...] = ()
+
+    @property
+    def abandoned(self) -> bool:
+        """Whether nobody played the match (no seat wins)."""
+        return self.reason == ABANDONED
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,11 +221,15 @@ class SeatRecord:
         time_bank: The seat's time bank, seconds.
         timeouts: Times it ran out of time.
         illegal_moves: Its moves rejected as illegal.
+        stand_in_moves: Moves the server played for it (made again by a replay).
+        forfeit_reason: Why it forfeited, or ``None``.
     """
 
     time_bank: float
     timeouts: int = 0
     illegal_moves: int = 0
+    stand_in_moves: int = 0
+    forfeit_reason: str | None = None
 
 
 @dataclass(slots=True)
@@ -214,6 +242,11 @@ class _Seat:
     forfeit_order: int = 0
     timeouts: int = 0
     illegal_moves: int = 0
+    stand_in_moves: int = 0
+    # Stand-in moves since the seat last moved itself (Policies.max_stand_ins_in_a_row).
+    stand_in_streak: int = 0
+    # Whether a call with the seat's token arrived (Policies.join_timeout).
+    joined: bool = False
     answers: OrderedDict[tuple[str, str], SubmitResult | ResignResult | MatchError] = field(
         default_factory=OrderedDict
     )
@@ -264,6 +297,9 @@ class Match:
         self.end_time: float | None = None
         self._decision_ids = 0
         self._forfeits = 0
+        self._last_forfeit: ForfeitReason | None = None
+        # When the seats that have not shown up forfeit; None once that is settled.
+        self._join_deadline: float | None = clock() + settings.policies.join_timeout
         self._legal_cache: dict[Seat, tuple[int, Sequence[Any]]] = {}
         if tokens is None and token_hashes is None:
             tokens = [_new_token(match_id) for _ in range(settings.seat_count)]
@@ -367,6 +403,11 @@ class Match:
             data.illegal_moves = record.illegal_moves
         match._wall_clock = wall_clock
         match._restart_clocks(clock())
+        # Every seat that has not moved itself gets a fresh window to show up again (the
+        # downtime is not charged): a bot reconnects after a restart within seconds.
+        match._join_deadline = None
+        if match.result is None and match._awaiting_join():
+            match._join_deadline = clock() + settings.policies.join_timeout
         return match
 
     def _replay(self, entry: LogEntry, now: float) -> None:
@@ -386,11 +427,23 @@ class Match:
                 )
             return
         seat = entry.seat
-        if version != len(self.events) or seat is None or not 0 <= seat < self.seat_count:
+        if version != len(self.events):
+            raise RecoveryError(f"match {self.match_id}: version {version} is out of order")
+        if entry.kind is EventKind.MATCH_FINISHED and entry.reason == ABANDONED:
+            self._abandon(now)  # nobody showed up: the join deadline made it, not a seat
+            return
+        if seat is None or not 0 <= seat < self.seat_count:
             raise RecoveryError(f"match {self.match_id}: version {version} is out of order")
         request_id = entry.request_id
         answers = self._seats[seat].answers
         if entry.kind is EventKind.MOVE_APPLIED and seat in self.pending:
+            data = self._seats[seat]
+            if entry.by_timeout:
+                data.stand_in_moves += 1
+                data.stand_in_streak += 1
+            else:
+                data.stand_in_streak = 0
+                data.joined = True
             move = self.hooks.annotate(self.rules, self.state, seat, entry.move)
             new_state = self.rules.apply(self.state, seat, entry.move)
             self._apply(
@@ -474,7 +527,10 @@ class Match:
     def seat_record(self, seat: Seat) -> SeatRecord:
         """Return the seat's clock state and counters as they stand between decisions."""
         data = self._seats[seat]
-        return SeatRecord(data.time_bank, data.timeouts, data.illegal_moves)
+        reason = data.forfeit_reason.value if data.forfeit_reason is not None else None
+        return SeatRecord(
+            data.time_bank, data.timeouts, data.illegal_moves, data.stand_in_moves, reason
+        )
 
     def seat_name(self, seat: Seat) -> str:
         """Return the display name of ``seat``."""
@@ -483,6 +539,14 @@ class Match:
     def is_forfeited(self, seat: Seat) -> bool:
         """Return whether ``seat`` has forfeited."""
         return self._seats[seat].forfeited
+
+    def forfeit_reason(self, seat: Seat) -> ForfeitReason | None:
+        """Return why ``seat`` forfeited, or ``None`` while it plays."""
+        return self._seats[seat].forfeit_reason
+
+    def stand_in_moves(self, seat: Seat) -> int:
+        """Return how many moves the server played for ``seat`` in this match."""
+        return self._seats[seat].stand_in_moves
 
     def timeouts(self, seat: Seat) -> int:
         """Return how many times ``seat`` ran out of time in this match."""
@@ -555,8 +619,13 @@ class Match:
         return self._legal(seat)
 
     def next_deadline(self) -> float | None:
-        """Return the earliest pending deadline (monotonic), or ``None``."""
-        return min((d.deadline for d in self.pending.values()), default=None)
+        """Return the earliest pending deadline (monotonic), the join deadline included,
+        or ``None``."""
+        deadline = min((d.deadline for d in self.pending.values()), default=None)
+        join = self._join_deadline
+        if join is None or self.result is not None or not self._awaiting_join():
+            return deadline
+        return join if deadline is None or join < deadline else deadline
 
     def authenticate(self, token: str | None) -> Seat:
         """Return the seat ``token`` acts for.
@@ -576,6 +645,24 @@ class Match:
         if found is None:
             raise SeatTokenInvalidError()
         return found
+
+    def show_up(self, seat: Seat, now: float | None = None) -> bool:
+        """Record that ``seat`` called in with its token (``Policies.join_timeout``).
+
+        Overdue deadlines are settled first, so a seat that shows up after the join
+        deadline has passed forfeits even if no timer has run yet.
+
+        Returns:
+            Whether anything changed (an overdue deadline was settled).
+        """
+        changed = self.expire(now)
+        self._seats[seat].joined = True
+        if not self._awaiting_join():
+            self._join_deadline = None  # everybody is here: nothing left to check
+        return changed
+
+    def _awaiting_join(self) -> bool:
+        return any(not data.joined and not data.forfeited for data in self._seats)
 
     # ------------------------------------------------------------------ commands
 
@@ -605,7 +692,7 @@ class Match:
         """
         seat = self.authenticate(token)
         now = self._clock()
-        self.expire(now)
+        self.show_up(seat, now)
         return self._answer(
             seat,
             "submit",
@@ -613,17 +700,34 @@ class Match:
             lambda: self._submit(seat, move, expected_state_version, now, request_id),
         )
 
-    def resign(self, token: str | None, *, request_id: str = "") -> ResignResult:
+    def resign(
+        self,
+        token: str | None,
+        *,
+        request_id: str = "",
+        reason: ForfeitReason = ForfeitReason.RESIGNED,
+    ) -> ResignResult:
         """Forfeit the seat that ``token`` acts for.
 
+        Args:
+            token: The seat's token.
+            request_id: Idempotency key.
+            reason: ``RESIGNED`` (the bot gives up) or ``BOT_EXITED`` (whoever started
+                the bot reports that its process ended).
+
         Raises:
+            ValueError: Another ``reason``.
             SeatTokenRequiredError, SeatTokenInvalidError: Authentication failed.
             MatchFinishedError, SeatForfeitedError: Nothing left to resign.
         """
+        if reason not in (ForfeitReason.RESIGNED, ForfeitReason.BOT_EXITED):
+            raise ValueError(f"a seat cannot resign as {reason}")
         seat = self.authenticate(token)
         now = self._clock()
-        self.expire(now)
-        return self._answer(seat, "resign", request_id, lambda: self._resign(seat, now, request_id))
+        self.show_up(seat, now)
+        return self._answer(
+            seat, "resign", request_id, lambda: self._resign(seat, now, request_id, reason)
+        )
 
     def expire(self, now: float | None = None) -> bool:
         """Apply the timeout policy to every decision whose deadline has passed.
@@ -635,11 +739,16 @@ class Match:
         changed = False
         while self.result is None:
             overdue = [d for d in self.pending.values() if d.deadline <= now]
-            if not overdue:
+            join = self._join_deadline if self._awaiting_join() else None
+            first = min(overdue, key=lambda d: (d.deadline, d.seat), default=None)
+            if join is not None and join <= now and (first is None or join <= first.deadline):
+                self._settle_joins(now)
+                changed = True
+            elif first is not None:
+                self._apply_timeout_policy(first, ForfeitReason.TIMEOUT, now)
+                changed = True
+            else:
                 break
-            decision = min(overdue, key=lambda d: (d.deadline, d.seat))
-            self._apply_timeout_policy(decision, ForfeitReason.TIMEOUT, now)
-            changed = True
         return changed
 
     # ------------------------------------------------------------------ internals
@@ -708,6 +817,7 @@ class Match:
         applied = self._annotated(seat, move)
         think = now - decision.started_at
         self._settle_clock(seat, decision, think, timed_out=False)
+        self._seats[seat].stand_in_streak = 0
         self._apply(
             seat,
             applied,
@@ -719,10 +829,52 @@ class Match:
         )
         return SubmitResult(self.state_version, applied)
 
-    def _resign(self, seat: Seat, now: float, request_id: str) -> ResignResult:
+    def _resign(
+        self, seat: Seat, now: float, request_id: str, reason: ForfeitReason
+    ) -> ResignResult:
         self._check_can_act(seat)
-        self._forfeit(seat, ForfeitReason.RESIGNED, now, request_id=request_id or None)
+        self._forfeit(seat, reason, now, request_id=request_id or None)
         return ResignResult(self.state_version)
+
+    def _settle_joins(self, now: float) -> None:
+        """The join deadline passed: the seats that never showed up forfeit as absent, and
+        a match nobody joined is abandoned."""
+        self._join_deadline = None
+        if not any(data.joined and not data.forfeited for data in self._seats):
+            self._abandon(now)  # nobody still in the match ever showed up
+            return
+        for seat, data in enumerate(self._seats):
+            if self.result is not None:
+                return
+            if not data.joined and not data.forfeited:
+                self._forfeit(seat, ForfeitReason.ABSENT, now)
+
+    def _abandon(self, now: float) -> None:
+        """End the match as abandoned: every seat still in it leaves as absent."""
+        del now  # the finish entry takes the wall clock, as every entry does
+        for data in self._seats:
+            if not data.forfeited:
+                self._forfeits += 1
+                data.forfeited, data.forfeit_reason = True, ForfeitReason.ABSENT
+                data.forfeit_order = self._forfeits
+        self._finish(ABANDONED, None)
+
+    def _pick(self, seat: Seat) -> Callable[[Sequence[Any]], Any]:
+        """A uniform choice seeded by the match seed, the state version and the seat: a
+        replay makes the same stand-in move, and no bot can predict it (the seed is secret
+        while the match runs). Its own seed, not the engine's draw stream: a stand-in
+        shown to everyone must not reveal a word of the hidden draws."""
+        key = f"stand-in:{self.settings.seed}:{self.state_version}:{seat}".encode()
+        seed = int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little")
+
+        def pick(options: Sequence[Any]) -> Any:
+            index, _ = random_below(seed, 0, len(options))
+            return options[index]
+
+        return pick
+
+    def _stand_in(self, seat: Seat) -> object:
+        return self.hooks.stand_in_move(self.rules, self.state, seat, self._pick(seat))
 
     def _annotated(self, seat: Seat, move: object) -> object:
         # Engines put annotations (a Qwirkle placement's score) on the moves they list;
@@ -757,20 +909,31 @@ class Match:
         think = now - decision.started_at
         if reason is ForfeitReason.TIMEOUT:
             self._seats[seat].timeouts += 1
-        if self.settings.policies.on_timeout is TimeoutPolicy.DEFAULT_MOVE:
+        policies = self.settings.policies
+        if policies.on_timeout is TimeoutPolicy.DEFAULT_MOVE:
             try:
-                move = self.hooks.default_move(self.rules, self.state, seat)
+                move = self._stand_in(seat)
                 new_state = self.rules.apply(self.state, seat, move)
             except (LookupError, IllegalMoveError):
-                pass  # no default move: the seat forfeits instead
+                pass  # no stand-in move: the seat forfeits instead
             else:
-                self._seats[seat].time_bank = (
+                data = self._seats[seat]
+                data.time_bank = (
                     0.0
                     if reason is ForfeitReason.TIMEOUT
                     else max(0.0, decision.time_bank - max(0.0, think - decision.move_time_limit))
                 )
+                data.stand_in_moves += 1
+                data.stand_in_streak += 1
                 move = self._annotated(seat, move)
                 self._apply(seat, move, new_state, think_time=think, by_timeout=True, now=now)
+                if (
+                    data.stand_in_streak >= policies.max_stand_ins_in_a_row
+                    and self.result is None
+                    and not data.forfeited
+                ):
+                    # A bot that does not play must not win through the server's moves.
+                    self._forfeit(seat, ForfeitReason.ABSENT, now)
                 return
         self._settle_clock(seat, decision, think, timed_out=True)
         self._forfeit(seat, reason, now)
@@ -803,6 +966,7 @@ class Match:
         data = self._seats[seat]
         self._forfeits += 1
         data.forfeited, data.forfeit_reason, data.forfeit_order = True, reason, self._forfeits
+        self._last_forfeit = reason
         self.pending.pop(seat, None)
         reduced = self.hooks.remove_seat(self.rules, self.state, seat)
         if reduced is not None:
@@ -833,8 +997,17 @@ class Match:
         for _ in range(_MAX_STAND_IN_MOVES):
             remaining = [s for s, data in enumerate(self._seats) if not data.forfeited]
             outcome = self.rules.outcome(self.state)
-            if outcome is not None or len(remaining) < 2:
-                self._finish(outcome.reason if outcome is not None else "forfeit", outcome)
+            if outcome is not None:
+                self._finish(outcome.reason, outcome)
+                return
+            if len(remaining) < 2:
+                # The last seats playing left as absent and whoever is left let the server
+                # move for it last time: nobody plays, so nobody wins.
+                idle = all(self._seats[s].stand_in_streak for s in remaining)
+                if self._last_forfeit is ForfeitReason.ABSENT and idle:
+                    self._abandon(now)
+                else:
+                    self._finish("forfeit", None)
                 return
             to_act = self.rules.to_act(self.state)
             stand_ins = sorted(s for s in to_act if self._seats[s].forfeited)
@@ -842,7 +1015,8 @@ class Match:
                 break
             # The engine cannot drop the seat (GameHooks.remove_seat): play its turns for it.
             seat = stand_ins[0]
-            move = self.hooks.default_move(self.rules, self.state, seat)
+            move = self._stand_in(seat)
+            self._seats[seat].stand_in_moves += 1
             self.state = self.rules.apply(self.state, seat, move)
             self._append(
                 EventKind.MOVE_APPLIED, seat=seat, move=move, think_time=0.0, by_timeout=True
@@ -882,6 +1056,10 @@ class Match:
         )
         engine_ranks = outcome.ranks if outcome is not None else (1,) * self.seat_count
         forfeited = tuple(data.forfeited for data in self._seats)
+        reasons = tuple(
+            data.forfeit_reason.value if data.forfeit_reason is not None else ""
+            for data in self._seats
+        )
         survivors = [s for s in range(self.seat_count) if not forfeited[s]]
         ranks = [0] * self.seat_count
         for seat in survivors:
@@ -896,8 +1074,10 @@ class Match:
                     for o in range(self.seat_count)
                 )
                 ranks[seat] = len(survivors) + 1 + later
+        if reason == ABANDONED:
+            ranks = [self.seat_count] * self.seat_count  # nobody played: nobody wins
         self.pending.clear()
         self._legal_cache.clear()  # nobody moves any more: free the last legal moves
-        self.result = MatchResult(tuple(scores), tuple(ranks), forfeited, reason)
+        self.result = MatchResult(tuple(scores), tuple(ranks), forfeited, reason, reasons)
         self.end_time = self._wall_clock()
         self._append(EventKind.MATCH_FINISHED, reason=reason, result=self.result)

@@ -111,6 +111,8 @@ def stored_seats(match: Match) -> tuple[StoredSeat, ...]:
                 time_bank=record.time_bank,
                 timeouts=record.timeouts,
                 illegal_moves=record.illegal_moves,
+                stand_in_moves=record.stand_in_moves,
+                forfeit_reason=record.forfeit_reason,
             )
         )
     return tuple(seats)

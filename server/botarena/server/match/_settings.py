@@ -8,7 +8,9 @@ from enum import StrEnum
 from botarena.server.match._errors import InvalidRequestError
 
 __all__ = [
+    "DEFAULT_JOIN_TIMEOUT",
     "DEFAULT_MAX_ILLEGAL_MOVES",
+    "DEFAULT_MAX_STAND_INS_IN_A_ROW",
     "DEFAULT_MOVE_TIME_LIMIT",
     "MatchSettings",
     "Policies",
@@ -21,6 +23,12 @@ DEFAULT_MOVE_TIME_LIMIT = 10.0
 
 DEFAULT_MAX_ILLEGAL_MOVES = 3
 """Rejected moves within one decision before the timeout policy applies."""
+
+DEFAULT_MAX_STAND_INS_IN_A_ROW = 3
+"""Stand-in moves in a row after which a seat forfeits as absent."""
+
+DEFAULT_JOIN_TIMEOUT = 30.0
+"""Seconds every seat has to show up (match.proto: MatchPolicies.join_timeout)."""
 
 _MIN_MOVE_TIME_LIMIT = 0.01
 _MAX_MOVE_TIME_LIMIT = 3600.0
@@ -36,7 +44,8 @@ class TimeoutPolicy(StrEnum):
     FORFEIT = "forfeit"
     """The seat forfeits: no further turns, ranked last."""
     DEFAULT_MOVE = "default_move"
-    """The server plays the game's documented default move for the seat."""
+    """The server plays a stand-in move for the seat: never stronger than a weak player
+    (``GameHooks.stand_in_move``); ``max_stand_ins_in_a_row`` of them forfeit the seat."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,16 +85,34 @@ class Policies:
     Attributes:
         on_timeout: Applied when a seat's clock runs out, and after ``max_illegal_moves``.
         max_illegal_moves: Rejected moves within one decision before ``on_timeout`` applies.
+        max_stand_ins_in_a_row: Stand-in moves in a row after which the seat forfeits as
+            absent (a bot that does not play never wins through the server's moves).
+        join_timeout: Seconds every seat has, from the creation (or a restart), to show
+            up with its token; then the absent ones forfeit, and a match nobody joined
+            is abandoned.
     """
 
     on_timeout: TimeoutPolicy = TimeoutPolicy.DEFAULT_MOVE
     max_illegal_moves: int = DEFAULT_MAX_ILLEGAL_MOVES
+    max_stand_ins_in_a_row: int = DEFAULT_MAX_STAND_INS_IN_A_ROW
+    join_timeout: float = DEFAULT_JOIN_TIMEOUT
 
     def __post_init__(self) -> None:
-        if not 1 <= self.max_illegal_moves <= _MAX_ILLEGAL_MOVES:
+        for name, value in (
+            ("max_illegal_moves", self.max_illegal_moves),
+            ("max_stand_ins_in_a_row", self.max_stand_ins_in_a_row),
+        ):
+            if not 1 <= value <= _MAX_ILLEGAL_MOVES:
+                raise InvalidRequestError(
+                    f"policies.{name}", f"{value} is outside 1..{_MAX_ILLEGAL_MOVES}"
+                )
+        # `not (low <= value <= high)` also rejects NaN.
+        low, high = _MIN_MOVE_TIME_LIMIT, _MAX_MOVE_TIME_LIMIT
+        if not low <= self.join_timeout <= high:
             raise InvalidRequestError(
-                "policies.max_illegal_moves",
-                f"{self.max_illegal_moves} is outside 1..{_MAX_ILLEGAL_MOVES}",
+                "policies.join_timeout",
+                f"{self.join_timeout} s is outside {low}..{high} s",
+                reason="INVALID_TIME_CONTROL",
             )
 
 

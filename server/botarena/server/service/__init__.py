@@ -10,6 +10,7 @@ from botarena.server.service._convert import ConfigOverrides, config_overrides
 from botarena.server.service._errors import DOMAIN, status_of
 from botarena.server.service._logging import configure_logging
 from botarena.server.service._server import (
+    MAX_PENDING_CALLS,
     MAX_RECEIVE_MESSAGE_BYTES,
     MAX_SEND_MESSAGE_BYTES,
     create_server,
@@ -19,6 +20,7 @@ from botarena.server.service._servicer import MatchServicer
 
 __all__ = [
     "DOMAIN",
+    "MAX_PENDING_CALLS",
     "MAX_RECEIVE_MESSAGE_BYTES",
     "MAX_SEND_MESSAGE_BYTES",
     "ConfigOverrides",

@@ -9,8 +9,10 @@ from __future__ import annotations
 import dataclasses
 import re
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
+
+from google.protobuf.message import DecodeError
 
 from botarena.server.games import Rules, Seat
 from botarena.server.match import (
@@ -36,12 +38,14 @@ from botarena.server.service.codecs import (
     set_duration,
     set_timestamp,
 )
+from botarena.server.store import StoredMatch, StoredResult
 from botarena.v1 import match_pb2, match_service_pb2
 
 if TYPE_CHECKING:
     from botarena.server.games.queendomino import BuildingTable
 
 __all__ = [
+    "ABANDONED",
     "MAX_ID_LENGTH",
     "ConfigOverrides",
     "EventEncoder",
@@ -51,12 +55,17 @@ __all__ = [
     "encode_decision",
     "encode_match",
     "encode_settings",
+    "encode_stored_match",
+    "end_state",
     "match_id_of",
     "match_name",
 ]
 
 MAX_ID_LENGTH = 64
 """The longest ``request_id`` accepted."""
+
+ABANDONED = "abandoned"
+"""The result reason of a match nobody played (``STATE_ABANDONED``)."""
 
 _NAME = re.compile(r"matches/([0-9a-f]{1,32})")
 _MAX_SEAT_NAMES = 16
@@ -155,16 +164,25 @@ def decode_settings(
         raise InvalidRequestError(
             "config.policies.on_timeout", f"{config.policies.on_timeout} is not a policy"
         )
+    given = config.policies
+    defaults = Policies()
     policies = Policies(
         on_timeout=on_timeout,
-        max_illegal_moves=config.policies.max_illegal_moves or Policies().max_illegal_moves,
+        max_illegal_moves=given.max_illegal_moves or defaults.max_illegal_moves,
+        max_stand_ins_in_a_row=given.max_stand_ins_in_a_row or defaults.max_stand_ins_in_a_row,
+        join_timeout=(
+            duration_seconds("config.policies.join_timeout", given.join_timeout)
+            if given.HasField("join_timeout")
+            else defaults.join_timeout
+        ),
     )
     if len(config.seat_names) > _MAX_SEAT_NAMES:
         raise InvalidRequestError("config.seat_names", f"more than {_MAX_SEAT_NAMES} names")
     return MatchSettings(
         game=codec.game,
         seat_count=config.seat_count or min_seats,
-        seed=config.seed if config.HasField("seed") else secrets.randbits(63),
+        # Unset: 64 bits from the OS's cryptographic source (the seed must be unguessable).
+        seed=config.seed if config.HasField("seed") else secrets.randbits(64),
         game_config=codec.decode_config(config, default),
         time_control=control,
         policies=policies,
@@ -183,32 +201,48 @@ def encode_settings(settings: MatchSettings, codec: GameCodec, out: match_pb2.Ma
     set_duration(out.time_control.increment, control.increment)
     out.policies.on_timeout = _TIMEOUT_POLICY_VALUES[settings.policies.on_timeout]
     out.policies.max_illegal_moves = settings.policies.max_illegal_moves
+    out.policies.max_stand_ins_in_a_row = settings.policies.max_stand_ins_in_a_row
+    set_duration(out.policies.join_timeout, settings.policies.join_timeout)
     out.seat_names.extend(settings.seat_names)
     codec.encode_config(settings.game_config, out)
 
 
-def _encode_outcome(result: MatchResult, out: match_pb2.MatchOutcome) -> None:
-    for seat, (score, rank, forfeited) in enumerate(
-        zip(result.scores, result.ranks, result.forfeited, strict=True)
+def _encode_outcome(
+    result: MatchResult | StoredResult, out: match_pb2.MatchOutcome, reasons: Sequence[str] = ()
+) -> None:
+    reasons = reasons or ("",) * len(result.scores)
+    for seat, (score, rank, forfeited, reason) in enumerate(
+        zip(result.scores, result.ranks, result.forfeited, reasons, strict=True)
     ):
-        out.results.add(seat=seat, score=score, rank=rank, forfeited=forfeited)
+        out.results.add(
+            seat=seat, score=score, rank=rank, forfeited=forfeited, forfeit_reason=reason
+        )
     out.reason = result.reason
 
 
-def encode_match(match: Match, out: match_pb2.Match, *, at_start: bool = False) -> None:
+def encode_match(
+    match: Match, out: match_pb2.Match, *, at_start: bool = False, for_creator: bool = False
+) -> None:
     """Write the public state of ``match`` into ``out``.
+
+    The engine seed predicts every hidden draw, so it is left out while the match runs
+    (match.proto: MatchConfig.seed), except in the creator's own answer.
 
     Args:
         match: The match.
         out: The message to fill.
         at_start: Describe the match as it was at version 0 (for ``MatchStarted``).
+        for_creator: The answer of CreateMatch, which carries the seed.
     """
     codec = codec_for_game(match.settings.game)
     out.name = match_name(match.match_id)
     encode_settings(match.settings, codec, out.config)
+    if not (match.finished or for_creator):
+        out.config.ClearField("seed")
     set_timestamp(out.create_time, match.created_time)
     finished = match.finished and not at_start
-    out.state = match_pb2.Match.STATE_FINISHED if finished else match_pb2.Match.STATE_ACTIVE
+    result = match.result if finished else None
+    out.state = match_pb2.Match.STATE_ACTIVE if result is None else end_state(result.reason)
     if at_start:
         state = match.state_at(0)
         scores = match.hooks.scores(match.rules, state, match.seat_count)
@@ -226,14 +260,65 @@ def encode_match(match: Match, out: match_pb2.Match, *, at_start: bool = False) 
             forfeited=match.is_forfeited(seat) and not at_start,
             timeouts=0 if at_start else match.timeouts(seat),
             illegal_moves=0 if at_start else match.illegal_moves(seat),
+            stand_in_moves=0 if at_start else match.stand_in_moves(seat),
         )
+        reason = match.forfeit_reason(seat)
+        if reason is not None and not at_start:
+            status.forfeit_reason = reason.value
         bank = match.settings.time_control.time_bank if at_start else match.time_bank(seat)
         set_duration(status.time_bank_remaining, bank)
     out.seats_to_act.extend(to_act)
-    if finished and match.result is not None:
-        _encode_outcome(match.result, out.outcome)
+    if result is not None:
+        _encode_outcome(result, out.outcome, result.forfeit_reasons)
         if match.end_time is not None:
             set_timestamp(out.end_time, match.end_time)
+
+
+def end_state(reason: str) -> match_pb2.Match.State.ValueType:
+    """Return the state of a match that ended for ``reason``: ``STATE_ABANDONED`` for
+    ``"abandoned"``, else ``STATE_FINISHED``."""
+    if reason == ABANDONED:
+        return match_pb2.Match.STATE_ABANDONED
+    return match_pb2.Match.STATE_FINISHED
+
+
+def encode_stored_match(record: StoredMatch, out: match_pb2.Match) -> None:
+    """Write the public state of a finished match from its stored record into the empty
+    ``out``, as :func:`encode_match` writes it for the match held in memory, without
+    decoding a move or calling the engine.
+
+    The stored config is the ``MatchConfig`` :func:`encode_settings` wrote when the match
+    was created (every default filled in), seed included: public once the match is over.
+
+    Raises:
+        ValueError: The match has not finished, or its config is not a ``MatchConfig``.
+    """
+    result = record.result
+    if result is None:
+        raise ValueError(f"match {record.match_id} has not finished: it has no summary")
+    out.name = match_name(record.match_id)
+    try:
+        out.config.MergeFromString(record.config)
+    except DecodeError as error:
+        raise ValueError(f"match {record.match_id}: its config does not decode: {error}") from None
+    set_timestamp(out.create_time, record.created_time)
+    out.state = end_state(result.reason)
+    out.state_version = record.state_version
+    for seat in record.seats:
+        status = out.seats.add(
+            seat=seat.seat,
+            display_name=seat.name,
+            score=result.scores[seat.seat],
+            forfeited=result.forfeited[seat.seat],
+            timeouts=seat.timeouts,
+            illegal_moves=seat.illegal_moves,
+            stand_in_moves=seat.stand_in_moves,
+            forfeit_reason=seat.forfeit_reason or "",
+        )
+        set_duration(status.time_bank_remaining, seat.time_bank)
+    reasons = [seat.forfeit_reason or "" for seat in record.seats]
+    _encode_outcome(result, out.outcome, reasons)
+    set_timestamp(out.end_time, result.end_time)
 
 
 def encode_decision(decision: PendingDecision, out: match_pb2.Decision) -> None:
@@ -336,7 +421,9 @@ class EventEncoder:
             event.seat_forfeited.seat = entry.seat or 0
             event.seat_forfeited.reason = entry.reason or ""
         elif entry.result is not None:
-            _encode_outcome(entry.result, event.match_finished.outcome)
+            _encode_outcome(
+                entry.result, event.match_finished.outcome, entry.result.forfeit_reasons
+            )
         return _response_bytes(event)
 
     def _decision_bytes(self, item: StreamItem, decision: PendingDecision) -> bytes:

@@ -18,13 +18,16 @@ import structlog
 from structlog.contextvars import bind_contextvars
 
 from botarena.server.match import (
+    ForfeitReason,
     InvalidRequestError,
     Match,
     MatchManager,
+    MatchNotFoundError,
     SeatTokenRequiredError,
 )
 from botarena.server.service._auth import bearer_token, require_admin
 from botarena.server.service._convert import (
+    ABANDONED,
     ConfigOverrides,
     EventEncoder,
     check_request_id,
@@ -32,6 +35,7 @@ from botarena.server.service._convert import (
     default_config,
     encode_decision,
     encode_match,
+    encode_stored_match,
     encode_view,
     match_id_of,
 )
@@ -42,14 +46,21 @@ from botarena.server.service.codecs import (
     codec_for_game,
     codec_for_proto,
 )
+from botarena.server.store import StoredMatch
 from botarena.v1 import match_pb2, match_service_pb2
 
 __all__ = ["MatchServicer"]
 
 _logger = structlog.get_logger("botarena.service")
 
+_RESIGN_REASONS = {
+    match_service_pb2.RESIGN_REASON_UNSPECIFIED: ForfeitReason.RESIGNED,
+    match_service_pb2.RESIGN_REASON_RESIGNED: ForfeitReason.RESIGNED,
+    match_service_pb2.RESIGN_REASON_BOT_EXITED: ForfeitReason.BOT_EXITED,
+}
 _DEFAULT_PAGE_SIZE = 50
 _MAX_PAGE_SIZE = 500
+_MAX_SEQUENCE = 2**63 - 1
 
 # grpc.aio.ServicerContext; grpc ships no type stubs in our toolchain, so it is Any.
 Context: TypeAlias = Any
@@ -101,7 +112,7 @@ class MatchServicer:
         settings = decode_settings(request.config, rules.min_seats, default)
         match, _ = self.manager.create(settings, request_id=request_id)
         response = match_service_pb2.CreateMatchResponse()
-        encode_match(match, response.match)
+        encode_match(match, response.match, for_creator=True)
         for seat, token in enumerate(match.tokens):
             response.seat_tokens.add(seat=seat, token=token)
         return response
@@ -111,9 +122,10 @@ class MatchServicer:
         self, request: match_service_pb2.GetMatchRequest, context: Context
     ) -> match_service_pb2.GetMatchResponse:
         """Return a match's public state."""
-        match = self.manager.get(match_id_of("name", request.name))
+        match_id = match_id_of("name", request.name)
         response = match_service_pb2.GetMatchResponse()
-        encode_match(match, response.match)
+        if not _encode_summary(self.manager.find(match_id), response.match):
+            raise MatchNotFoundError(match_id)
         return response
 
     @handle_errors
@@ -133,12 +145,19 @@ class MatchServicer:
         filters = [game, state]
         before = _decode_page_token(request.page_token, filters)
         response = match_service_pb2.ListMatchesResponse()
-        finished = None if not state else state == match_pb2.Match.STATE_FINISHED
+        # STATE_FINISHED includes the abandoned matches (match.proto: Match.State).
+        finished = None if not state else state != match_pb2.Match.STATE_ACTIVE
+        end_reason = ABANDONED if state == match_pb2.Match.STATE_ABANDONED else ""
         found = self.manager.list_matches(
-            game=game, finished=finished, before_sequence=before, limit=size + 1
+            game=game,
+            finished=finished,
+            end_reason=end_reason,
+            before_sequence=before,
+            limit=size + 1,
         )
         for sequence, match in found[:size]:
-            encode_match(match, response.matches.add())
+            if not _encode_summary(match, response.matches.add()):
+                del response.matches[-1]
             if len(found) > size:
                 response.next_page_token = _encode_page_token(sequence, filters)
         return response
@@ -149,9 +168,9 @@ class MatchServicer:
     ) -> match_service_pb2.GetPlayerViewResponse:
         """Return the caller's view, with its decision and legal moves when it must act."""
         match_id = _match_id(request.match, context)
-        match = self.manager.get(match_id)
+        match = await self.manager.load(match_id)
         seat = self._seat_of(match, context)
-        match = self.manager.settle(match_id)
+        match = self.manager.settle(match_id, seat)
         bind_contextvars(match=match_id, seat=seat, state_version=match.state_version)
         response = match_service_pb2.GetPlayerViewResponse(state_version=match.state_version)
         response.seats_to_act.extend(match.seats_to_act())
@@ -173,7 +192,7 @@ class MatchServicer:
         token = bearer_token(context)
         if token is None:
             raise SeatTokenRequiredError()
-        match = self.manager.get(match_id)
+        match = await self.manager.load(match_id)
         seat = match.authenticate(token)
         codec = codec_for_game(match.settings.game)
         case = request.move.WhichOneof("game_move")
@@ -204,8 +223,14 @@ class MatchServicer:
         """Resign the caller's seat."""
         match_id = _match_id(request.match, context)
         request_id = check_request_id("request_id", request.request_id)
+        reason = _RESIGN_REASONS.get(request.reason)
+        if reason is None:
+            raise InvalidRequestError("reason", f"{request.reason} is not a resign reason")
         bind_contextvars(match=match_id)
-        result = self.manager.resign(match_id, bearer_token(context), request_id=request_id)
+        token = bearer_token(context)
+        if token:  # a finished match no longer held is rebuilt off the loop
+            await self.manager.load(match_id)
+        result = self.manager.resign(match_id, token, request_id=request_id, reason=reason)
         return match_service_pb2.ResignMatchResponse(state_version=result.state_version)
 
     @handle_stream_errors
@@ -222,7 +247,7 @@ class MatchServicer:
         match_id = _match_id(request.match, context)
         if request.after_state_version < 0:
             raise InvalidRequestError("after_state_version", "must not be negative")
-        match = self.manager.get(match_id)
+        match = await self.manager.load(match_id)
         seat = self._seat_of(match, context)
         bind_contextvars(match=match_id, seat=seat, state_version=request.after_state_version)
         encoder = EventEncoder(match, seat)
@@ -258,20 +283,48 @@ def _codec_checked(config: match_pb2.MatchConfig, field: str = "config.game") ->
         raise InvalidRequestError(field, error.message.split(": ", 1)[-1], error.reason) from None
 
 
+def _encode_summary(match: Match | StoredMatch, out: match_pb2.Match) -> bool:
+    """Write a held match, or the stored record of a finished one, into ``out``.
+
+    Returns:
+        False when a stored record cannot be described (logged; ``out`` is partly
+        written): the match is then treated as missing, like one whose log does not
+        replay.
+    """
+    if isinstance(match, Match):
+        encode_match(match, out)
+        return True
+    try:
+        encode_stored_match(match, out)
+    except ValueError as error:
+        _logger.error("stored match not described", match=match.match_id, error=str(error))
+        return False
+    return True
+
+
 def _encode_page_token(before: int, filters: list[Any]) -> str:
     raw = json.dumps({"before": before, "filters": filters}).encode()
     return base64.urlsafe_b64encode(raw).decode()
 
 
 def _decode_page_token(token: str, filters: list[Any]) -> int | None:
+    """Return the sequence number a page token of this query continues before.
+
+    Raises:
+        InvalidRequestError: ``INVALID_PAGE_TOKEN``: not a token this server made for a
+            query with ``filters`` (malformed, forged, or another query's).
+    """
     if not token:
         return None
     try:
         data = json.loads(base64.urlsafe_b64decode(token.encode()))
         before = data["before"]
-        if data["filters"] != filters or not isinstance(before, int):
+        if data["filters"] != filters:
             raise ValueError("another query")
-    except (ValueError, KeyError, TypeError, binascii.Error):
+        # A sequence number: a positive SQLite INTEGER (signed 64 bits). bool is an int.
+        if type(before) is not int or not 0 < before <= _MAX_SEQUENCE:
+            raise ValueError("not a sequence number")
+    except (ValueError, KeyError, TypeError, IndexError, RecursionError, binascii.Error):
         raise InvalidRequestError(
             "page_token", "not a token of this query", reason="INVALID_PAGE_TOKEN"
         ) from None

@@ -63,14 +63,17 @@ class Store(Protocol):
         *,
         game: str = "",
         finished: bool | None = None,
+        end_reason: str = "",
         before_sequence: int | None = None,
         limit: int = 50,
     ) -> list[StoredMatch]:
-        """Return matches newest first.
+        """Return matches newest first, each with its seats and result (a summary needs
+        nothing else).
 
         Args:
             game: Only this game; empty for every game.
             finished: Only finished (True) or unfinished (False) matches; ``None``: both.
+            end_reason: Only finished matches whose result has this reason; empty: any.
             before_sequence: Only matches older than this sequence number.
             limit: At most this many.
         """

@@ -272,6 +272,7 @@ class SqliteStore:
         *,
         game: str = "",
         finished: bool | None = None,
+        end_reason: str = "",
         before_sequence: int | None = None,
         limit: int = 50,
     ) -> list[StoredMatch]:
@@ -284,6 +285,9 @@ class SqliteStore:
         if finished is not None:
             conditions.append("finished = ?")
             parameters.append(finished)
+        if end_reason:
+            conditions.append("end_reason = ?")
+            parameters.append(end_reason)
         if before_sequence is not None:
             conditions.append("sequence < ?")
             parameters.append(before_sequence)
@@ -311,7 +315,8 @@ class SqliteStore:
         seats: dict[str, list[StoredSeat]] = {match_id: [] for match_id in ids}
         for match_id, *fields in self._db.execute(
             "SELECT match_id, seat, name, token_hash, time_bank, timeouts, illegal_moves, "
-            f"stand_in_moves, forfeit_reason FROM match_seats WHERE match_id IN ({marks}) ORDER BY match_id, seat",
+            "stand_in_moves, forfeit_reason FROM match_seats "
+            f"WHERE match_id IN ({marks}) ORDER BY match_id, seat",
             ids,
         ):
             seats[match_id].append(StoredSeat(*fields))
