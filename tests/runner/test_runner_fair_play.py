@@ -279,3 +279,34 @@ def test_an_abandoned_game_counts_as_a_game_never_as_a_win() -> None:
     assert a["forfeit_reasons"] == {"absent": 1}
     assert document["games"][1]["abandoned"] is True
     assert document["elo_difference"]["value"] == "inf"  # from the one played game only
+
+
+def test_a_crash_outside_the_first_game_costs_its_game_even_among_the_first_wave(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    key = SeedKey("wave", "qwirkle")
+    doomed = sorted({key.bot_seed(2, seat) for seat in range(2)})  # the games of label 2
+    unlucky = _script(
+        tmp_path,
+        "unlucky",
+        f"""
+        import os, sys
+        from botarena.bots import RandomBot
+        from botarena.clients import bot_main
+
+        if int(os.environ["BOTARENA_SEED"]) in {doomed}:
+            sys.exit("unlucky: this deal is not for me")
+        sys.exit(bot_main(RandomBot))
+        """,
+    )
+    argv = ("--bot", unlucky, "--bot", "random", "--games", "4", "--concurrency", "4")
+    status, text, results = run_cli(*argv, "--seed-key", "wave")
+    assert status == 0, text
+    assert results["failed_run"] is None
+    by_label = {game["number"]: game for game in results["games"]}
+    assert [by_label[number]["label"] for number in (3, 4)] == [2, 2]
+    for number in (3, 4):
+        seat = by_label[number]["bots"].index("unlucky")
+        assert by_label[number]["forfeit_reasons"][seat] == "bot_exited"
+    assert "this deal is not for me" in text
+    assert results["bots"][0]["crashes"] == 2

@@ -471,7 +471,7 @@ async def play_game(
         options: How the game is played.
         bots: Factories of the built-in bots by name.
         crash_stops_run: Whether a bot gone before the match end stops the run (the run
-            asks: has it finished a game yet?). A bot that cannot start always does.
+            asks: is this its first game?). A bot that cannot start always does.
 
     Raises:
         MatchRefusedError: The server refused to create the match.

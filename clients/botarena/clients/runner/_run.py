@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import os
@@ -237,6 +238,10 @@ def _print_crashes(console: Console, lineup: Sequence[BotSpec], record: GameReco
         _print_tail(console, seat_record.stderr_tail)
 
 
+def _is_first_game(first_game: Mapping[str, int], plan: GamePlan, spec: BotSpec) -> bool:
+    return first_game[spec.name] == plan.number
+
+
 async def _play_all(
     args: argparse.Namespace,
     lineup: list[BotSpec],
@@ -250,8 +255,13 @@ async def _play_all(
     """Play ``plans``; return the number of games that failed and a bot that failed the run."""
     failures = 0
     failed_run: BotFailedError | None = None
-    # Bots that finished a game without crashing: a crash after that costs only its game.
-    proven: set[str] = set()
+    # A crash in a bot's first game of the run stops the run; a later one costs its game.
+    # (Not "before its first clean game": with many games at once, one rare crash among
+    # the first wave would stop a run that is otherwise fine.)
+    first_game: dict[str, int] = {}
+    for plan in reversed(plans):
+        for index in plan.lineup_at_seat:
+            first_game[lineup[index].name] = plan.number
     async with (
         _server(args.server, buildings) as target,
         AsyncMatchClient(
@@ -288,7 +298,7 @@ async def _play_all(
                         lineup,
                         options,
                         factories,
-                        crash_stops_run=lambda spec: spec.name not in proven,
+                        crash_stops_run=functools.partial(_is_first_game, first_game, plan),
                     )
                 except MatchRefusedError as error:
                     # The same refusal awaits every game: report it once and stop.
@@ -314,9 +324,6 @@ async def _play_all(
                 else:
                     records.append(record)
                     _print_crashes(console, lineup, record)
-                    for seat, index in enumerate(plan.lineup_at_seat):
-                        if not record.seats[seat].crashed:
-                            proven.add(lineup[index].name)
                 progress.update(task, advance=1, standings=_standings(lineup, records))
 
         with progress:
