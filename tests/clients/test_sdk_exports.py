@@ -50,7 +50,7 @@ EXPORTS = {
         "run_bot_async",
         "run_ladder_bot",
     ],
-    "botarena.clients.testing": ["start_server", "start_server_async"],
+    "botarena.clients.testing": ["ServerProcess", "start_server", "start_server_async"],
 }
 
 

@@ -2,38 +2,27 @@
 
 from __future__ import annotations
 
-import argparse
 import contextlib
-import io
 import json
 import signal
 import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from google.protobuf import json_format
-from rich.console import Console
 
-from botarena.bots import BUILTIN_BOTS
-from botarena.clients.runner import add_match_arguments, run_match
 from botarena.server.games import IllegalMoveError, get_rules
 from botarena.server.games.queendomino import QueendominoConfig, load_buildings
 from botarena.server.service.codecs import codec_for_proto
 from botarena.v1 import match_pb2
 
-
-def _run(tmp_path: Path, *argv: str) -> tuple[int, str, dict[str, Any]]:
-    parser = argparse.ArgumentParser()
-    add_match_arguments(parser)
-    out = tmp_path / "run"
-    args = parser.parse_args([*argv, "--out", str(out), "--quiet"])
-    console = Console(record=True, width=140, file=io.StringIO())
-    status = run_match(args, BUILTIN_BOTS, console)
-    return status, console.export_text(), json.loads((out / "results.json").read_text())
+RunCli = Callable[..., tuple[int, str, dict[str, Any]]]
+"""The ``run_cli`` fixture (conftest.py)."""
 
 
 def _bot_script(tmp_path: Path, name: str, body: str) -> str:
@@ -59,12 +48,12 @@ def _bot_script(tmp_path: Path, name: str, body: str) -> str:
     return f"{name}={sys.executable} {script}"
 
 
-def test_builtin_bots_play_every_seed_in_both_seat_orders(tmp_path: Path) -> None:
-    status, text, results = _run(tmp_path, "--bot", "greedy", "--bot", "random", "--games", "4")
+def test_builtin_bots_play_every_seed_in_both_seat_orders(tmp_path: Path, run_cli: RunCli) -> None:
+    status, text, results = run_cli("--bot", "greedy", "--bot", "random", "--games", "4")
     assert status == 0
     assert results["finished_games"] == 4
-    assert results["seeds"] == [1, 2]
-    orders = sorted((game["seed"], tuple(game["bots"])) for game in results["games"])
+    assert results["labels"] == [1, 2]
+    orders = sorted((game["label"], tuple(game["bots"])) for game in results["games"])
     assert orders == [
         (1, ("greedy", "random")),
         (1, ("random", "greedy")),
@@ -78,12 +67,13 @@ def test_builtin_bots_play_every_seed_in_both_seat_orders(tmp_path: Path) -> Non
     for bot in results["bots"]:
         assert {"win_rate", "mean_score", "timeouts", "illegal_moves", "crashes"} <= set(bot)
         assert bot["crashes"] == bot["timeouts"] == bot["illegal_moves"] == 0
+        assert bot["stand_in_moves"] == bot["forfeits"] == bot["abandoned"] == 0
     assert "greedy" in text
     assert "win % (95% CI)" in text
 
 
-def test_games_are_rounded_up_to_whole_seat_rotations(tmp_path: Path) -> None:
-    status, text, results = _run(tmp_path, "--bot", "random", "--bot", "random", "--games", "3")
+def test_games_are_rounded_up_to_whole_seat_rotations(tmp_path: Path, run_cli: RunCli) -> None:
+    status, text, results = run_cli("--bot", "random", "--bot", "random", "--games", "3")
     assert status == 0
     assert results["planned_games"] == 4
     assert [bot["name"] for bot in results["bots"]] == ["random", "random-2"]
@@ -118,24 +108,27 @@ def replayed_scores(game: dict[str, Any], config: object = None) -> list[int]:
     return list(outcome.scores)
 
 
-def test_replays_reapplied_through_the_engine_reproduce_the_final_scores(tmp_path: Path) -> None:
-    status, _, results = _run(tmp_path, "--bot", "greedy", "--bot", "random", "--games", "2")
+def test_replays_reapplied_through_the_engine_reproduce_the_final_scores(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    status, _, results = run_cli("--bot", "greedy", "--bot", "random", "--games", "2")
     assert status == 0
     for game in results["games"]:
         assert replayed_scores(game) == game["scores"]
 
 
 def test_three_queendomino_seats_play_every_rotation_and_replay_to_their_scores(
-    tmp_path: Path,
+    tmp_path: Path, run_cli: RunCli
 ) -> None:
     argv = ("--game", "queendomino", "--bot", "random", "--bot", "random", "--bot", "greedy")
-    status, text, results = _run(tmp_path, *argv, "--games", "3", "--seed", "5")
+    status, text, results = run_cli(*argv, "--games", "3", "--seed", "5")
     assert status == 0
     assert results["finished_games"] == 3
     assert results["config"]["game"] == "queendomino"
     # Each bot sits in each of the 3 seats once with the same deal (cyclic rotations).
     lineups = [tuple(game["bots"]) for game in results["games"]]
-    assert {game["seed"] for game in results["games"]} == {5}
+    assert {game["label"] for game in results["games"]} == {5}
+    assert len({game["seed"] for game in results["games"]}) == 1
     assert sorted(lineups) == sorted(
         [
             ("random", "random-2", "greedy"),
@@ -150,9 +143,9 @@ def test_three_queendomino_seats_play_every_rotation_and_replay_to_their_scores(
     assert "greedy" in text
 
 
-def test_four_queendomino_seats_rotate_through_every_seat(tmp_path: Path) -> None:
+def test_four_queendomino_seats_rotate_through_every_seat(tmp_path: Path, run_cli: RunCli) -> None:
     argv = ("--bot", "random", "--bot", "greedy", "--bot", "random", "--bot", "greedy")
-    status, text, results = _run(tmp_path, "--game", "queendomino", *argv, "--games", "2")
+    status, text, results = run_cli("--game", "queendomino", *argv, "--games", "2")
     assert status == 0
     assert results["planned_games"] == 4
     assert "Playing 4 games, not 2" in text
@@ -165,11 +158,11 @@ def test_four_queendomino_seats_rotate_through_every_seat(tmp_path: Path) -> Non
 
 
 def test_the_embedded_server_plays_with_the_operators_building_table(
-    tmp_path: Path, queendomino_operator_table: Any
+    tmp_path: Path, queendomino_operator_table: Any, run_cli: RunCli
 ) -> None:
     path = queendomino_operator_table.path
     argv = ("--game", "queendomino", "--bot", "greedy", "--bot", "greedy")
-    status, _, results = _run(tmp_path, *argv, "--games", "2", "--queendomino-buildings", str(path))
+    status, _, results = run_cli(*argv, "--games", "2", "--queendomino-buildings", str(path))
     assert status == 0
     operator = QueendominoConfig(buildings=load_buildings(path))
     shipped = QueendominoConfig()
@@ -183,19 +176,19 @@ def test_the_embedded_server_plays_with_the_operators_building_table(
 
 
 def test_a_seat_count_the_game_does_not_take_stops_the_run_at_the_first_refusal(
-    tmp_path: Path,
+    tmp_path: Path, run_cli: RunCli
 ) -> None:
     bots = [arg for _ in range(5) for arg in ("--bot", "random")]
-    status, text, results = _run(tmp_path, "--game", "queendomino", *bots, "--games", "5")
+    status, text, results = run_cli("--game", "queendomino", *bots, "--games", "5")
     assert status == 1
     assert results["finished_games"] == 0
     assert text.count("the server refused the match") == 1
     assert "INVALID_SEAT_COUNT" in text
 
 
-def test_command_bots_play_and_their_stderr_is_kept(tmp_path: Path) -> None:
+def test_command_bots_play_and_their_stderr_is_kept(tmp_path: Path, run_cli: RunCli) -> None:
     chatty = _bot_script(tmp_path, "chatty", 'print("thinking", file=sys.stderr)')
-    status, _, results = _run(tmp_path, "--bot", chatty, "--bot", "greedy", "--games", "2")
+    status, _, results = run_cli("--bot", chatty, "--bot", "greedy", "--games", "2")
     assert status == 0
     assert results["bots"][0]["name"] == "chatty"
     assert results["bots"][0]["crashes"] == 0
@@ -204,43 +197,45 @@ def test_command_bots_play_and_their_stderr_is_kept(tmp_path: Path) -> None:
     assert all("thinking" in path.read_text() for path in stderr_files)
 
 
-def test_a_crashing_and_a_hanging_bot_cost_their_games_but_not_the_run(tmp_path: Path) -> None:
-    crashy = _bot_script(tmp_path, "crashy", 'if self.moves > 2:\n    raise RuntimeError("boom")')
+def test_a_bot_that_hangs_costs_its_games_but_not_the_run(tmp_path: Path, run_cli: RunCli) -> None:
     sleepy = _bot_script(tmp_path, "sleepy", "if self.moves > 1:\n    time.sleep(3600)")
-    status, _, results = _run(
-        tmp_path,
-        "--bot", crashy, "--bot", sleepy,
-        "--games", "2", "--move-time", "0.3", "--exit-grace", "0.5",
+    status, _, results = run_cli(
+        "--bot", sleepy, "--bot", "random",
+        "--games", "2", "--move-time", "0.3", "--exit-grace", "0.5", "--concurrency", "1",
     )  # fmt: skip
     assert status == 0
     assert results["finished_games"] == 2
-    crash, sleep = results["bots"]
-    assert crash["crashes"] == 2
+    sleep = results["bots"][0]
     assert sleep["crashes"] == 2  # it never exits by itself: killed after the match
-    assert crash["timeouts"] > 0
     assert sleep["timeouts"] > 0
-    stderr = (tmp_path / "run" / "games" / "00001").glob("*crashy.stderr")
-    assert any("boom" in path.read_text() for path in stderr)
+    assert sleep["stand_in_moves"] >= sleep["timeouts"]
+    for game in results["games"]:
+        seat = game["bots"].index("sleepy")
+        assert "did not exit after the match ended" in game["crashes"][seat]
 
 
-def test_an_unknown_builtin_name_is_a_clear_error(tmp_path: Path) -> None:
+def test_an_unknown_builtin_name_is_a_clear_error(tmp_path: Path, run_cli: RunCli) -> None:
     with pytest.raises(SystemExit, match="not a built-in bot"):
-        _run(tmp_path, "--bot", "greedy", "--bot", "grredy")
+        run_cli("--bot", "greedy", "--bot", "grredy")
 
 
-def test_a_bad_queendomino_building_table_stops_the_run_before_it_starts(tmp_path: Path) -> None:
+def test_a_bad_queendomino_building_table_stops_the_run_before_it_starts(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
     table = tmp_path / "buildings.json"
     table.write_text('{"tiles": []}', encoding="utf-8")
     argv = ("--game", "queendomino", "--bot", "random", "--bot", "random")
     with pytest.raises(SystemExit, match=r"--queendomino-buildings: .*expected 32 entries"):
-        _run(tmp_path, *argv, "--queendomino-buildings", str(table))
+        run_cli(*argv, "--queendomino-buildings", str(table))
     assert not (tmp_path / "run").exists()
 
 
-def test_a_queendomino_building_table_is_for_the_embedded_server_only(tmp_path: Path) -> None:
+def test_a_queendomino_building_table_is_for_the_embedded_server_only(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
     argv = ("--bot", "random", "--bot", "random", "--server", "127.0.0.1:1")
     with pytest.raises(SystemExit, match=r"give it to `botarena serve`"):
-        _run(tmp_path, *argv, "--queendomino-buildings", str(tmp_path / "buildings.json"))
+        run_cli(*argv, "--queendomino-buildings", str(tmp_path / "buildings.json"))
 
 
 def test_ctrl_c_stops_the_run_kills_bots_and_still_writes_results(tmp_path: Path) -> None:

@@ -16,7 +16,6 @@ from botarena.clients._aio import AsyncMatchClient
 from botarena.clients._bot import (
     Bot,
     DecisionClock,
-    RetryPolicy,
     current_decision,
     run_bot,
     run_bot_async,
@@ -57,6 +56,7 @@ from botarena.clients._main import (
     EXIT_MATCH_OVER,
     bot_main,
 )
+from botarena.clients._retry import RetryPolicy
 
 __all__ = [
     "DOMAIN",

@@ -45,21 +45,18 @@ from botarena.clients._errors import (
     TransientError,
     UnavailableError,
 )
+from botarena.clients._retry import (
+    RECONNECT_CHANNEL_OPTIONS,
+    RECONNECT_CODES,
+    Retry,
+    RetryPolicy,
+    call_with_retry,
+)
 from botarena.v1 import match_pb2
 
 __all__ = ["Bot", "DecisionClock", "RetryPolicy", "current_decision", "run_bot", "run_bot_async"]
 
 _logger = logging.getLogger("botarena.clients.bot")
-
-# A channel the SDK opens retries its connection at most this often (grpc's default grows
-# to 120 s), so a bot notices a restarted server within seconds.
-_CHANNEL_OPTIONS = (("grpc.max_reconnect_backoff_ms", 2000),)
-
-# Stream failures worth a reconnect: the connection dropped or the server went away
-# (a server stopping with a grace period cancels its calls).
-_RECONNECT_CODES = frozenset(
-    {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED}
-)
 
 
 @runtime_checkable
@@ -96,41 +93,10 @@ class Bot(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class RetryPolicy:
-    """Bounded exponential backoff with jitter, for reconnects and resubmits.
-
-    Tries stop once both limits are reached: ``max_attempts`` failed tries in a row and
-    ``max_elapsed`` seconds since the first of them.
-
-    Attributes:
-        max_attempts: Tries in a row, the first included, before giving up.
-        initial_backoff: Seconds before the second try.
-        max_backoff: Longest wait between tries.
-        multiplier: Growth of the wait after each failed try.
-        max_elapsed: Seconds to keep trying (past ``max_attempts``) after the first
-            failure in a row, e.g. while a server restarts.
-    """
-
-    max_attempts: int = 8
-    initial_backoff: float = 0.1
-    max_backoff: float = 2.0
-    multiplier: float = 2.0
-    max_elapsed: float = 0.0
-
-    def gives_up(self, failures: int, elapsed: float) -> bool:
-        """Return whether to stop after ``failures`` failed tries in ``elapsed`` seconds."""
-        return failures >= self.max_attempts and elapsed >= self.max_elapsed
-
-    def backoff(self, failures: int, jitter: random.Random) -> float:
-        """Return the seconds to wait after ``failures`` failed tries in a row (>= 1)."""
-        ceiling = min(self.max_backoff, self.initial_backoff * self.multiplier ** (failures - 1))
-        # "Equal jitter": at least half the ceiling, so retries never hammer the server.
-        return ceiling / 2 + jitter.uniform(0, ceiling / 2)
-
-
 _DEFAULT_RECONNECT = RetryPolicy(max_elapsed=60.0)
 """How :func:`run_bot` reconnects by default: for at least a minute (a server restart)."""
+_DEFAULT_RESUBMIT = RetryPolicy(max_attempts=5)
+"""How :func:`run_bot` resends a move by default."""
 
 
 def run_bot(
@@ -142,7 +108,7 @@ def run_bot(
     seed: int | None = None,
     think_in_thread: bool = True,
     reconnect: RetryPolicy = _DEFAULT_RECONNECT,
-    resubmit: RetryPolicy = RetryPolicy(max_attempts=5),
+    resubmit: RetryPolicy = _DEFAULT_RESUBMIT,
 ) -> match_pb2.MatchOutcome:
     """Play the seat of ``token`` in ``match`` until the match ends; blocking.
 
@@ -179,7 +145,7 @@ async def run_bot_async(
     seed: int | None = None,
     think_in_thread: bool = True,
     reconnect: RetryPolicy = _DEFAULT_RECONNECT,
-    resubmit: RetryPolicy = RetryPolicy(max_attempts=5),
+    resubmit: RetryPolicy = _DEFAULT_RESUBMIT,
 ) -> match_pb2.MatchOutcome:
     """Play the seat of ``token`` in ``match`` until the match ends.
 
@@ -215,7 +181,7 @@ async def run_bot_async(
             bot, server.with_token(token), match, seed, think_in_thread, reconnect, resubmit
         ).play()
     async with AsyncMatchClient(
-        target=server, token=token, channel_options=_CHANNEL_OPTIONS
+        target=server, token=token, channel_options=RECONNECT_CHANNEL_OPTIONS
     ) as client:
         return await _SeatPlayer(
             bot, client, match, seed, think_in_thread, reconnect, resubmit
@@ -316,20 +282,12 @@ class _SeatPlayer:
         # One call up front: it checks the token and match before any stream is opened
         # and tells the seat index, which on_match_start reports. A bot may start before
         # its server listens (a runner starts both at once), so this call is retried too.
-        failures = 0
-        first_failure = 0.0
-        loop = asyncio.get_running_loop()
-        while True:
-            try:
-                response = await self.client.get_player_view(self.match)
-                break
-            except TransientError:
-                failures += 1
-                if failures == 1:
-                    first_failure = loop.time()
-                if self.reconnect.gives_up(failures, loop.time() - first_failure):
-                    raise
-                await asyncio.sleep(self.reconnect.backoff(failures, self.jitter))
+        response = await call_with_retry(
+            lambda: self.client.get_player_view(self.match),
+            self.reconnect,
+            retry_on=lambda error: isinstance(error, TransientError),
+            jitter=self.jitter,
+        )
         self.seat = response.view.seat
         follower = asyncio.create_task(self.follow(), name=f"botarena-follow-{self.seat}")
         decider = asyncio.create_task(self.decide_forever(), name=f"botarena-decide-{self.seat}")
@@ -352,9 +310,7 @@ class _SeatPlayer:
     # ------------------------------------------------------------------ follower
 
     async def follow(self) -> match_pb2.MatchOutcome:
-        failures = 0
-        first_failure = 0.0
-        loop = asyncio.get_running_loop()
+        retry = Retry(self.reconnect, self.jitter)
         while True:
             error: BotarenaError | None = None
             try:
@@ -364,24 +320,21 @@ class _SeatPlayer:
                     )
                 ) as events:
                     async for event in events:
-                        failures = 0
+                        retry.succeeded()
                         outcome = self.on_event(event)
                         if outcome is not None:
                             return outcome
             except BotarenaError as exc:
-                if exc.code not in _RECONNECT_CODES:
+                if exc.code not in RECONNECT_CODES:
                     raise
                 error = exc
-            failures += 1
-            if failures == 1:
-                first_failure = loop.time()
-            if self.reconnect.gives_up(failures, loop.time() - first_failure):
+            delay = retry.failed(error)
+            if delay is None:
                 raise error or UnavailableError(
                     grpc.StatusCode.UNAVAILABLE,
                     None,
-                    f"the event stream ended {failures} times before the match finished",
+                    f"the event stream ended {retry.failures} times before the match finished",
                 )
-            delay = self.reconnect.backoff(failures, self.jitter)
             _logger.info(
                 "event stream of seat %d lost (%s); resuming after version %d in %.2f s",
                 self.seat,
@@ -480,7 +433,7 @@ class _SeatPlayer:
 
     async def submit(self, move: match_pb2.Move, version: int) -> None:
         request_id = new_request_id()
-        failures = 0
+        retry = Retry(self.resubmit, self.jitter)
         while True:
             try:
                 await self.client.submit_move(
@@ -488,8 +441,8 @@ class _SeatPlayer:
                 )
                 return
             except TransientError as exc:
-                failures += 1
-                if failures >= self.resubmit.max_attempts or self.superseded(version):
+                delay = retry.failed()
+                if delay is None or self.superseded(version):
                     # The stream decides what happens next: the move was applied, or the
                     # deadline passes and the timeout policy plays for the seat.
                     _logger.warning(
@@ -502,4 +455,4 @@ class _SeatPlayer:
                     # A resumed stream announces the decision again if it is still open.
                     self.taken_version = min(self.taken_version, version - 1)
                     return
-                await asyncio.sleep(self.resubmit.backoff(failures, self.jitter))
+                await asyncio.sleep(delay)

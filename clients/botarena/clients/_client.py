@@ -146,11 +146,30 @@ class MatchClient(ChannelClient[match_service_pb2_grpc.MatchServiceStub]):
         return response
 
     def resign_match(
-        self, match: str, *, request_id: str | None = None
+        self,
+        match: str,
+        *,
+        request_id: str | None = None,
+        reason: match_service_pb2.ResignReason.ValueType = (
+            match_service_pb2.RESIGN_REASON_UNSPECIFIED
+        ),
     ) -> match_service_pb2.ResignMatchResponse:
-        """Resign the caller's seat (ResignMatch); ``request_id`` as in :meth:`submit_move`."""
+        """Resign the caller's seat (ResignMatch): it forfeits and ranks last.
+
+        Args:
+            match: The match's name.
+            request_id: As in :meth:`submit_move`.
+            reason: Why; unset means ``RESIGN_REASON_RESIGNED`` (forfeit reason
+                "resigned"). Whoever started the seat's bot passes
+                ``RESIGN_REASON_BOT_EXITED`` when its process ended before the match.
+
+        Raises:
+            MatchFinishedError, SeatForfeitedError: Nothing is left to resign.
+        """
         request = match_service_pb2.ResignMatchRequest(
-            match=match, request_id=new_request_id() if request_id is None else request_id
+            match=match,
+            request_id=new_request_id() if request_id is None else request_id,
+            reason=reason,
         )
         response: match_service_pb2.ResignMatchResponse = self._unary(
             self._stub.ResignMatch, request

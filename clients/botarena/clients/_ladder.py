@@ -20,9 +20,10 @@ from collections.abc import AsyncGenerator, Callable
 import grpc
 
 from botarena.clients._aio import AsyncMatchClient
-from botarena.clients._bot import _RECONNECT_CODES, Bot, RetryPolicy, run_bot_async
+from botarena.clients._bot import Bot, run_bot_async
 from botarena.clients._channel import AsyncChannelClient
 from botarena.clients._errors import BotarenaError, TransientError, from_grpc_error
+from botarena.clients._retry import RECONNECT_CODES, RetryPolicy
 from botarena.v1 import ladder_pb2, ladder_pb2_grpc, match_pb2
 
 __all__ = ["LADDER_RECONNECT", "AsyncLadderClient", "run_ladder_bot"]
@@ -181,7 +182,7 @@ async def run_ladder_bot(
                                     play(assignment), name=f"botarena-ladder-{assignment.match}"
                                 )
                 except BotarenaError as exc:
-                    if exc.code not in _RECONNECT_CODES and not isinstance(exc, TransientError):
+                    if exc.code not in RECONNECT_CODES and not isinstance(exc, TransientError):
                         raise
                     error = exc
                 failures += 1

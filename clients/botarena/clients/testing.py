@@ -13,18 +13,27 @@ The server is the production one (``botarena.server.service.create_server``) on
 
 :func:`start_server` runs the server's event loop on a background thread, so blocking
 code (``MatchClient``, ``run_bot``, subprocesses) can use it; in async code use
-:func:`start_server_async`, which serves from the running loop.
+:func:`start_server_async`, which serves from the running loop. :class:`ServerProcess`
+runs ``botarena serve`` in a child process, for tests that kill it (``kill -9``) and
+start it again on the same port and database.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import signal
+import subprocess
+import sys
 import threading
-from collections.abc import AsyncIterator, Iterator
-from typing import Any
+import time
+from collections.abc import AsyncIterator, Iterator, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any, Self
 
-__all__ = ["start_server", "start_server_async"]
+__all__ = ["ServerProcess", "start_server", "start_server_async"]
 
 _HOST = "127.0.0.1"
 _STARTUP_TIMEOUT = 30.0
@@ -103,3 +112,103 @@ def start_server(**options: Any) -> Iterator[str]:
         loop, stopping = stop[0]
         loop.call_soon_threadsafe(stopping.set)
         thread.join()
+
+
+class ServerProcess:
+    """``botarena serve --db DB`` in a child process on ``127.0.0.1``.
+
+    The first :meth:`start` binds a free port; later starts bind the same one, so clients
+    (and bots holding seat tokens) find the server again after :meth:`kill`. Its JSON
+    logs are appended to ``log_path`` (``DB.log`` by default). Leaving the ``with`` block
+    kills the server::
+
+        with ServerProcess(tmp_path / "botarena.db") as server:
+            address = server.start()
+            ...
+            server.kill()  # kill -9: nothing is stopped cleanly
+            server.start()  # the same port; unfinished matches are recovered
+
+    Args:
+        db: The SQLite database (``--db``).
+        options: More ``botarena serve`` options.
+        log_path: Where the server's output goes.
+    """
+
+    def __init__(
+        self, db: Path, *, options: Sequence[str] = (), log_path: Path | None = None
+    ) -> None:
+        self.db = db
+        self.options = tuple(options)
+        self.log_path = log_path or db.with_suffix(".log")
+        self.port = 0
+        self._process: subprocess.Popen[bytes] | None = None
+        self._log: IO[bytes] | None = None
+
+    @property
+    def address(self) -> str:
+        """``"127.0.0.1:PORT"`` (the port is known once started)."""
+        return f"{_HOST}:{self.port}"
+
+    def start(self) -> str:
+        """Start the server and wait until it serves; return its address.
+
+        Raises:
+            RuntimeError: It exited or did not serve within 30 s (its log says why).
+        """
+        if self._process is not None:
+            raise RuntimeError("the server process is running already")
+        self._log = open(self.log_path, "ab")  # noqa: SIM115
+        offset = self._log.tell()
+        command = [sys.executable, "-m", "botarena.clients.cli", "serve", "--db", str(self.db)]
+        command += ["--port", str(self.port), "--log-format", "json", *self.options]
+        self._process = subprocess.Popen(
+            command, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT
+        )
+        deadline = time.monotonic() + _STARTUP_TIMEOUT
+        while time.monotonic() < deadline and self._process.poll() is None:
+            port = self._serving_port(offset)
+            if port is not None:
+                self.port = port
+                return self.address
+            time.sleep(0.05)
+        self.kill()
+        raise RuntimeError(f"botarena serve did not start; see {self.log_path}")
+
+    def _serving_port(self, offset: int) -> int | None:
+        with open(self.log_path, "rb") as log:
+            log.seek(offset)
+            for line in log:
+                with contextlib.suppress(ValueError):
+                    entry = json.loads(line)
+                    if isinstance(entry, dict) and entry.get("event") == "serving":
+                        return int(entry["port"])
+        return None
+
+    def kill(self) -> None:
+        """Kill the server at once (SIGKILL, as ``kill -9``) and reap it."""
+        self._end(signal.SIGKILL)
+
+    def stop(self) -> None:
+        """Stop the server gracefully (SIGTERM) and wait for it."""
+        self._end(signal.SIGTERM)
+
+    def _end(self, signum: signal.Signals) -> None:
+        process, self._process = self._process, None
+        if process is not None:
+            with contextlib.suppress(ProcessLookupError):
+                process.send_signal(signum)
+            process.wait()
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.kill()

@@ -1,19 +1,35 @@
 """What a run plays: the lineup of bots and the list of games, seeds and seatings.
 
-Fairness (cutechess-cli's paired openings, for n seats): every seed is played in every
-cyclic rotation of the lineup, so each bot sits in each seat equally often with the same
-deal, and seat order cancels out of the results.
+Fairness (cutechess-cli's paired openings, for n seats): every seed label is played in
+every cyclic rotation of the lineup, so each bot sits in each seat equally often with the
+same deal, and seat order cancels out of the results.
+
+Secrecy: a label (``--seed``) only names a deal. The engine seed of its matches is
+derived from the label and the run's secret key (:class:`SeedKey`), as is every bot's
+own seed, so no bot can compute its opponents' racks or the draws from the label; the
+same key replays the same run.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
+import secrets
 import shlex
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from pathlib import PurePath
 
-__all__ = ["BotSpec", "GamePlan", "parse_bot_spec", "plan_games", "rounded_game_count"]
+__all__ = [
+    "BotSpec",
+    "GamePlan",
+    "SeedKey",
+    "new_seed_key",
+    "parse_bot_spec",
+    "plan_games",
+    "rounded_game_count",
+]
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 
@@ -34,19 +50,65 @@ class BotSpec:
     command: tuple[str, ...] | None = None
 
 
+def new_seed_key() -> str:
+    """Return a fresh secret key for a run: 64 hex digits from the OS's secure source."""
+    return secrets.token_hex(32)
+
+
+def _derive(key: str, message: str) -> int:
+    digest = hmac.new(key.encode(), message.encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+@dataclass(frozen=True, slots=True)
+class SeedKey:
+    """The secret from which a run's engine seeds and bot seeds derive.
+
+    Each seed is the first 8 bytes of HMAC-SHA256(key, message) as a big-endian uint64:
+    without the key, a label says nothing about the seeds, and one seed says nothing
+    about another (the bots' seeds do not reveal the deal either).
+
+    >>> key = SeedKey("k", "qwirkle")
+    >>> key.engine_seed(7) == SeedKey("k", "qwirkle").engine_seed(7)
+    True
+    >>> len({key.engine_seed(7), key.engine_seed(8), SeedKey("other", "qwirkle").engine_seed(7)})
+    3
+
+    Attributes:
+        key: The run's secret (``--seed-key``; :func:`new_seed_key` by default).
+        game: The game's registry name: the same label deals differently in each game.
+    """
+
+    key: str
+    game: str
+
+    def engine_seed(self, label: int) -> int:
+        """Return the engine seed of the matches of ``label`` (all its seat rotations)."""
+        return _derive(self.key, f"{self.game}:{label}")
+
+    def bot_seed(self, label: int, seat: int) -> int:
+        """Return the seed handed to the bot in ``seat`` of a match of ``label``."""
+        return _derive(self.key, f"{self.game}:{label}:bot:{seat}")
+
+
 @dataclass(frozen=True, slots=True)
 class GamePlan:
     """One game of a run.
 
     Attributes:
         number: 1-based position in the run; names the game's files.
-        seed: The match seed.
+        label: The human name of the deal (``--seed`` and its successors); every seat
+            rotation of a label plays the same deal.
+        seed: The match's engine seed, derived from the label and the run's key.
         lineup_at_seat: For each seat, the index of its bot in the lineup.
+        bot_seeds: For each seat, the seed handed to its bot (derived from the key too).
     """
 
     number: int
+    label: int
     seed: int
     lineup_at_seat: tuple[int, ...]
+    bot_seeds: tuple[int, ...]
 
 
 def parse_bot_spec(text: str, builtin: Collection[str]) -> BotSpec:
@@ -113,12 +175,16 @@ def rounded_game_count(games: int, seats: int) -> int:
     return -(-games // seats) * seats
 
 
-def plan_games(seats: int, games: int, first_seed: int) -> list[GamePlan]:
-    """Return the games of a run: consecutive seeds from ``first_seed``, each played in
-    every rotation of the lineup (``games`` is rounded up to whole rotation sets).
+def plan_games(seats: int, games: int, first_label: int, key: SeedKey) -> list[GamePlan]:
+    """Return the games of a run: consecutive labels from ``first_label``, each played in
+    every rotation of the lineup with one engine seed (``games`` is rounded up to whole
+    rotation sets).
 
-    >>> [(plan.seed, plan.lineup_at_seat) for plan in plan_games(2, 4, 7)]
+    >>> plans = plan_games(2, 4, 7, SeedKey("k", "qwirkle"))
+    >>> [(plan.label, plan.lineup_at_seat) for plan in plans]
     [(7, (0, 1)), (7, (1, 0)), (8, (0, 1)), (8, (1, 0))]
+    >>> plans[0].seed == plans[1].seed != plans[2].seed
+    True
 
     Raises:
         ValueError: ``seats`` or ``games`` is not positive.
@@ -127,7 +193,10 @@ def plan_games(seats: int, games: int, first_seed: int) -> list[GamePlan]:
         raise ValueError(f"need at least one seat and one game, got {seats} and {games}")
     plans: list[GamePlan] = []
     for round_index in range(rounded_game_count(games, seats) // seats):
+        label = first_label + round_index
+        seed = key.engine_seed(label)
+        bot_seeds = tuple(key.bot_seed(label, seat) for seat in range(seats))
         for shift in range(seats):
             lineup = tuple((seat + shift) % seats for seat in range(seats))
-            plans.append(GamePlan(len(plans) + 1, first_seed + round_index, lineup))
+            plans.append(GamePlan(len(plans) + 1, label, seed, lineup, bot_seeds))
     return plans

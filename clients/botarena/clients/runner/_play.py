@@ -6,6 +6,11 @@ convention (docs/bots.md), with their stderr kept per game. The runner itself wa
 spectator, so what it records is what any client could see; once the match is over it
 reads the whole log again, now public (RULES.md: after the match ends the full log may be
 public), for the replay file.
+
+A bot that is gone before its match ends (its process exited or could not start, its
+in-process task raised) has its seat resigned at once with ``RESIGN_REASON_BOT_EXITED``:
+the server then never plays the rest of its game for it. Every call to the server is
+retried across a server restart (:data:`RUNNER_RETRY`; docs/decisions.md: Tools).
 """
 
 from __future__ import annotations
@@ -13,9 +18,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import signal
 import sys
+import tempfile
+import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,18 +33,34 @@ from google.protobuf import duration_pb2, json_format
 
 from botarena.clients._aio import AsyncMatchClient
 from botarena.clients._bot import Bot, run_bot_async
+from botarena.clients._common import new_request_id
 from botarena.clients._errors import (
+    AdmissionRefusedError,
+    AlreadyExistsError,
     AuthenticationError,
     BotarenaError,
     InvalidRequestError,
+    MatchFinishedError,
     PermissionDeniedError,
+    SeatForfeitedError,
 )
 from botarena.clients._main import ENV_MATCH, ENV_SEED, ENV_SERVER, ENV_TOKEN
+from botarena.clients._retry import Retry, RetryPolicy, call_with_retry, is_retryable
 from botarena.clients.runner._plan import BotSpec, GamePlan
 from botarena.clients.runner._results import GameRecord, SeatRecord
-from botarena.v1 import match_pb2
+from botarena.v1 import match_pb2, match_service_pb2
 
-__all__ = ["GAMES", "REPLAY_SCHEMA_VERSION", "GameOptions", "MatchRefusedError", "play_game"]
+__all__ = [
+    "ENV_SEED_KEY",
+    "GAMES",
+    "REPLAY_SCHEMA_VERSION",
+    "RUNNER_RETRY",
+    "BotFailedError",
+    "GameOptions",
+    "MatchRefusedError",
+    "create_game_match",
+    "play_game",
+]
 
 REPLAY_SCHEMA_VERSION = 1
 
@@ -47,7 +71,22 @@ GAMES: dict[str, match_pb2.Game.ValueType] = {
 }
 """The games the runner can play, by registry name."""
 
-_STREAM_ATTEMPTS = 5
+ENV_SEED_KEY = "BOTARENA_SEED_KEY"
+"""Environment variable that may hold the run's seed key; never passed on to bots."""
+
+RUNNER_RETRY = RetryPolicy(max_elapsed=60.0)
+"""How the runner retries a call or a stream that failed transiently: backoff with
+jitter from 0.1 s up to 2 s apart, for at least a minute of failures in a row (a server
+restart), reset whenever the call makes progress."""
+
+_ADMISSION_RETRY = RetryPolicy(max_attempts=1_000_000, initial_backoff=0.5, max_backoff=10.0)
+"""How the runner waits for a server that admits no new match now: for as long as it
+takes (the run then goes at the server's pace), at least the server's ``retry_after``."""
+
+_TAIL_LINES = 20
+_TAIL_BYTES = 16_384
+
+_logger = logging.getLogger("botarena.clients.runner")
 
 
 class MatchRefusedError(Exception):
@@ -56,6 +95,36 @@ class MatchRefusedError(Exception):
 
     Every game of a run has the same configuration, so the run stops at the first one.
     """
+
+
+class BotFailedError(Exception):
+    """A bot could not start, or crashed in its first game: the run stops.
+
+    Attributes:
+        bot: The bot's name.
+        game: The game's number.
+        seat: The bot's seat in that game.
+        failure: What happened, in words.
+        stderr_tail: The last lines of the bot's stderr (or its traceback).
+        record: The game's record when its match ended, else ``None``.
+    """
+
+    def __init__(
+        self,
+        bot: str,
+        game: int,
+        seat: int,
+        failure: str,
+        stderr_tail: Sequence[str],
+        record: GameRecord | None = None,
+    ) -> None:
+        super().__init__(f"{bot} (game {game}, seat {seat}) {failure}")
+        self.bot = bot
+        self.game = game
+        self.seat = seat
+        self.failure = failure
+        self.stderr_tail = list(stderr_tail)
+        self.record = record
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,8 +136,11 @@ class GameOptions:
         move_time_limit: Seconds per decision.
         time_bank: Seconds of time bank per seat.
         forfeit_on_timeout: Forfeit a seat that runs out of time, instead of playing the
-            server's default move for it.
+            server's stand-in move for it.
         max_illegal_moves: Rejected moves per decision before the timeout policy applies.
+        max_stand_ins: Stand-in moves in a row after which a seat forfeits as absent.
+        join_timeout: Seconds every seat's bot has, from the match's creation, to show up
+            before its seat forfeits as absent (the bots' start-up window).
         out: Where replays and bot stderr go; ``None`` keeps nothing.
         exit_grace: Seconds a bot may take to stop by itself after the match ended,
             before it is stopped (and counted as a crash).
@@ -79,6 +151,8 @@ class GameOptions:
     time_bank: float = 0.0
     forfeit_on_timeout: bool = False
     max_illegal_moves: int = 3
+    max_stand_ins: int = 3
+    join_timeout: float = 30.0
     out: Path | None = None
     exit_grace: float = 5.0
 
@@ -107,15 +181,63 @@ def match_config(
             time_bank=_duration(options.time_bank),
         ),
         policies=match_pb2.MatchPolicies(
-            on_timeout=policy, max_illegal_moves=options.max_illegal_moves
+            on_timeout=policy,
+            max_illegal_moves=options.max_illegal_moves,
+            max_stand_ins_in_a_row=options.max_stand_ins,
+            join_timeout=_duration(options.join_timeout),
         ),
         seat_names=list(names),
     )
 
 
-def _bot_seed(plan: GamePlan, seat: int) -> int:
-    # Each seat's choices are reproducible from the run's seed, and differ between seats.
-    return plan.seed * 16 + seat
+async def create_game_match(
+    client: AsyncMatchClient, config: match_pb2.MatchConfig, *, request_id: str | None = None
+) -> match_service_pb2.CreateMatchResponse:
+    """Create a match, retrying until the server answers.
+
+    Transient failures (the server restarting) are retried with the same ``request_id``
+    under :data:`RUNNER_RETRY`, so a lost answer is given again rather than a second
+    match made; admission refusals wait the server's ``retry_after`` for as long as it
+    takes. A server that restarted after making the match, its answer lost, refuses the
+    repeat with ``REQUEST_ID_USED``: the seat tokens are gone with the answer, so nobody
+    can play or resign that match (the server ends it as abandoned once its
+    ``join_timeout`` passes), and a fresh match with a new ``request_id`` is made.
+
+    Args:
+        client: A client of the server (with the admin token if it needs one).
+        config: The match's configuration.
+        request_id: The first try's idempotency key; ``None`` makes a new one.
+
+    Returns:
+        The server's answer: the match and its seat tokens.
+
+    Raises:
+        BotarenaError: A refusal that is not transient (a bad config, a missing admin
+            token, ``REQUEST_ID_CONFLICT``), or a server unreachable for too long.
+    """
+    key = request_id or new_request_id()
+
+    async def create() -> match_service_pb2.CreateMatchResponse:
+        return await call_with_retry(
+            lambda: client.create_match(config, request_id=key),
+            RUNNER_RETRY,
+            retry_on=lambda error: (
+                is_retryable(error) and not isinstance(error, AdmissionRefusedError)
+            ),
+        )
+
+    while True:
+        try:
+            return await call_with_retry(
+                create,
+                _ADMISSION_RETRY,
+                retry_on=lambda error: isinstance(error, AdmissionRefusedError),
+            )
+        except AlreadyExistsError as error:
+            if error.reason != "REQUEST_ID_USED":
+                raise
+            _logger.info("match %s lost its answer in a restart; creating another", error)
+            key = new_request_id()
 
 
 class _Seat:
@@ -127,6 +249,9 @@ class _Seat:
         self.task: asyncio.Task[Any] | None = None
         self.process: asyncio.subprocess.Process | None = None
         self.failure: str | None = None
+        # True once the player was gone before the match ended (its seat was resigned).
+        self.left_early = False
+        self.stderr_tail: list[str] = []
         self._stderr: IO[bytes] | None = None
 
     async def start(
@@ -145,9 +270,14 @@ class _Seat:
             )
             return
         assert self.spec.command is not None
-        env = dict(os.environ)
+        env = {name: value for name, value in os.environ.items() if name != ENV_SEED_KEY}
         env.update({ENV_SERVER: target, ENV_MATCH: match, ENV_TOKEN: token, ENV_SEED: str(seed)})
-        self._stderr = open(stderr_path, "wb") if stderr_path else None  # noqa: SIM115
+        # Without --out the stderr still goes to a file: its tail explains a crash.
+        self._stderr = (
+            open(stderr_path, "w+b")  # noqa: SIM115
+            if stderr_path
+            else tempfile.TemporaryFile()  # noqa: SIM115
+        )
         # The convention (docs/bots.md): the server and the seat token, which names its
         # match. The match is in the environment too, for bots that want it.
         arguments = ("--server", target, "--token", token)
@@ -156,8 +286,8 @@ class _Seat:
                 *self.spec.command,
                 *arguments,
                 stdin=asyncio.subprocess.DEVNULL,
-                stdout=self._stderr or asyncio.subprocess.DEVNULL,
-                stderr=self._stderr or asyncio.subprocess.DEVNULL,
+                stdout=self._stderr,
+                stderr=self._stderr,
                 env=env,
                 # Its own process group: kill() reaches whatever the command started
                 # (a shell wrapper's children too), and a terminal's Ctrl-C reaches only
@@ -166,19 +296,28 @@ class _Seat:
             )
         except OSError as exc:
             self.failure = f"cannot start {self.spec.command[0]!r}: {exc}"
-            self._close_stderr()
 
-    def crashed_early(self) -> bool:
-        """Return True (and note why) if the player is already gone before the match end."""
+    async def gone(self) -> None:
+        """Return once the player has ended (at once if it never started)."""
+        if self.task is not None:
+            await asyncio.wait({self.task})
+        elif self.process is not None:
+            await self.process.wait()
+
+    def exit_failure(self) -> str | None:
+        """Return how the ended player failed, or ``None`` if it ended cleanly."""
         if self.task is not None and self.task.done():
             if self.task.cancelled():
-                self.failure = "cancelled"
-            elif (error := self.task.exception()) is not None:
-                self.failure = f"{type(error).__name__}: {error}"
-            return self.failure is not None
-        if self.process is not None and self.process.returncode not in (None, 0):
-            self.failure = f"exited with status {self.process.returncode}"
-        return self.failure is not None
+                return "cancelled"
+            error = self.task.exception()
+            if error is not None:
+                self.stderr_tail = "".join(traceback.format_exception(error)).splitlines()
+                return f"raised {type(error).__name__}: {error}"
+            return None
+        if self.process is not None:
+            status = self.process.returncode
+            return None if status in (0, None) else f"exited with status {status}"
+        return self.failure
 
     async def finish(self, grace: float) -> None:
         """Let the player end by itself for ``grace`` seconds, then stop it."""
@@ -191,17 +330,16 @@ class _Seat:
                     self.failure = self.failure or "did not stop after the match ended"
                 with contextlib.suppress(BaseException):
                     await self.task
-                self.crashed_early()
+                self.failure = self.failure or self.exit_failure()
             if self.process is not None:
                 try:
                     await asyncio.wait_for(self.process.wait(), grace)
                 except TimeoutError:
                     self.failure = self.failure or "did not exit after the match ended"
                 self.kill()
-                if self.process.returncode not in (0, None) and self.failure is None:
-                    self.failure = f"exited with status {self.process.returncode}"
+                self.failure = self.failure or self.exit_failure()
         finally:
-            self._close_stderr()
+            self.close()
 
     def kill(self) -> None:
         """Stop the player at once."""
@@ -211,39 +349,102 @@ class _Seat:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.process.pid, signal.SIGKILL)
 
-    def _close_stderr(self) -> None:
-        if self._stderr is not None:
-            self._stderr.close()
-            self._stderr = None
+    async def reap(self) -> None:
+        """Wait for a killed player to be gone (a process is reaped, a task has ended)."""
+        if self.process is not None:
+            await self.process.wait()
+        if self.task is not None:
+            with contextlib.suppress(BaseException):
+                await self.task
+
+    def close(self) -> None:
+        """Close the stderr file, first keeping its tail (a traceback kept already wins)."""
+        if self._stderr is None:
+            return
+        if not self.stderr_tail:
+            self._stderr.flush()
+            size = self._stderr.seek(0, os.SEEK_END)
+            self._stderr.seek(max(0, size - _TAIL_BYTES))
+            text = self._stderr.read().decode(errors="replace")
+            self.stderr_tail = text.splitlines()[-_TAIL_LINES:]
+        self._stderr.close()
+        self._stderr = None
+
+
+async def _guard(
+    seat: _Seat, client: AsyncMatchClient, match: str, watch: asyncio.Task[Any]
+) -> bool:
+    """Wait for the player to end; if the match had not ended, resign its seat at once.
+
+    Returns:
+        True when the player was gone before the match ended.
+    """
+    await seat.gone()
+    if watch.done():
+        return False
+    failure = seat.exit_failure()
+    if seat.task is not None and failure is None:
+        return False  # run_bot_async returns only once it has seen the end
+    request_id = new_request_id()
+    try:
+        await call_with_retry(
+            lambda: client.resign_match(
+                match, request_id=request_id, reason=match_service_pb2.RESIGN_REASON_BOT_EXITED
+            ),
+            RUNNER_RETRY,
+        )
+    except MatchFinishedError:
+        return False  # it ended between the bot's exit and the runner's stream
+    except SeatForfeitedError:
+        if failure is None:
+            return False  # left a seat it had already lost, cleanly
+    except BotarenaError as error:
+        # The seat stays to the server's policies (stand-ins, then "absent").
+        _logger.warning("could not resign seat %d of %s: %s", seat.seat, match, error)
+    seat.left_early = True
+    if seat.task is not None or seat.process is not None:
+        seat.failure = f"{failure or 'exited with status 0'} before the match ended"
+    return True
 
 
 async def _watch(
     spectator: AsyncMatchClient, match: str, records: list[SeatRecord]
 ) -> match_pb2.MatchOutcome:
-    """Follow the match as a spectator until it ends; count each seat's timeouts and
-    think times. A dropped stream resumes after the last version seen."""
+    """Follow the match as a spectator until it ends; count each seat's stand-in moves
+    and think times and note forfeits. A dropped stream resumes after the last version
+    seen, under :data:`RUNNER_RETRY`."""
     last_version = 0
-    for _attempt in range(_STREAM_ATTEMPTS):
+    retry = Retry(RUNNER_RETRY)
+    while True:
+        error: BotarenaError | None = None
         stream = spectator.stream_match_events(match, after_state_version=last_version)
         try:
             async with contextlib.aclosing(stream) as events:
                 async for event in events:
+                    retry.succeeded()
                     last_version = max(last_version, event.state_version)
                     kind = event.WhichOneof("kind")
                     if kind == "move_applied":
                         applied = event.move_applied
                         record = records[applied.seat]
                         if applied.by_timeout_policy:
-                            record.timeouts += 1
+                            record.stand_in_moves += 1
                         else:
                             record.think_seconds.append(applied.think_time.ToNanoseconds() / 1e9)
+                    elif kind == "seat_forfeited":
+                        records[
+                            event.seat_forfeited.seat
+                        ].forfeit_reason = event.seat_forfeited.reason
                     elif kind == "match_finished":
                         return event.match_finished.outcome
-        except BotarenaError as error:
-            if not error.retryable:
+        except BotarenaError as exc:
+            if not is_retryable(exc):
                 raise
-        await asyncio.sleep(0.2)
-    raise RuntimeError(f"lost the event stream of {match} {_STREAM_ATTEMPTS} times")
+            error = exc
+        delay = retry.failed(error)
+        if delay is None:
+            raise error or RuntimeError(f"the event stream of {match} kept ending early")
+        await asyncio.sleep(delay)
 
 
 def _event_line(event: match_pb2.MatchEvent) -> str:
@@ -257,6 +458,8 @@ async def play_game(
     lineup: Sequence[BotSpec],
     options: GameOptions,
     bots: Mapping[str, Callable[[], Bot]],
+    *,
+    crash_stops_run: Callable[[BotSpec], bool] = lambda spec: False,
 ) -> GameRecord:
     """Play ``plan`` to its end and return its record.
 
@@ -267,14 +470,18 @@ async def play_game(
         lineup: The run's bots; ``plan.lineup_at_seat`` indexes it.
         options: How the game is played.
         bots: Factories of the built-in bots by name.
+        crash_stops_run: Whether a bot gone before the match end stops the run (the run
+            asks: is this its first game?). A bot that cannot start always does.
 
     Raises:
         MatchRefusedError: The server refused to create the match.
+        BotFailedError: A bot could not start, or ``crash_stops_run`` said so of a bot
+            gone before the end; the game's bots are stopped.
         BotarenaError: The server failed while the match was played.
     """
     names = [lineup[index].name for index in plan.lineup_at_seat]
     try:
-        created = await client.create_match(match_config(options, plan, names))
+        created = await create_game_match(client, match_config(options, plan, names))
     except (InvalidRequestError, AuthenticationError, PermissionDeniedError) as error:
         raise MatchRefusedError(f"the server refused the match: {error}") from error
     match = created.match.name
@@ -284,6 +491,8 @@ async def play_game(
     seats = [_Seat(lineup[index], seat) for seat, index in enumerate(plan.lineup_at_seat)]
     spectator = client.with_token(None)
     records = [SeatRecord() for _ in seats]
+    watch = asyncio.create_task(_watch(spectator, match, records))
+    guards: dict[asyncio.Task[Any], _Seat] = {}
     try:
         for seat, token in zip(seats, created.seat_tokens, strict=True):
             factory = bots[seat.spec.builtin] if seat.spec.builtin is not None else None
@@ -295,35 +504,98 @@ async def play_game(
                 target,
                 match,
                 token.token,
-                _bot_seed(plan, seat.seat),
+                plan.bot_seeds[seat.seat],
                 factory() if factory else None,
                 stderr_path,
             )
-        outcome = await _watch(spectator, match, records)
+            guard = asyncio.create_task(_guard(seat, client.with_token(token.token), match, watch))
+            guards[guard] = seat
+        pending: set[asyncio.Task[Any]] = {watch, *guards}
+        while not watch.done():
+            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                gone = guards.get(task)
+                if gone is not None and task.result() and _stops_run(gone, crash_stops_run):
+                    # Fail fast: the rest of this match (3+ seats) is not waited for.
+                    gone.close()
+                    raise _failed(gone, plan)
+        outcome = watch.result()
+    except BaseException:
+        # Cancelled (a failed run, Ctrl-C) or failed: stop every player now, no grace.
+        for task in (watch, *guards):
+            task.cancel()
+        for seat in seats:
+            seat.kill()
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(asyncio.gather(*(seat.reap() for seat in seats)), 5)
+        for seat in seats:
+            seat.close()
+        raise
+    try:
+        await asyncio.gather(
+            *(seat.finish(options.exit_grace) for seat in seats), return_exceptions=True
+        )
+        await asyncio.gather(*guards, return_exceptions=True)
     finally:
-        try:
-            await asyncio.gather(
-                *(seat.finish(options.exit_grace) for seat in seats), return_exceptions=True
-            )
-        finally:
-            # Also when the run is cancelled (Ctrl-C) during the grace period above.
-            for seat in seats:
-                seat.kill()
-    final = await spectator.get_match(match)
+        # Also when the run is cancelled (Ctrl-C) during the grace period above.
+        for seat in seats:
+            seat.kill()
+            seat.close()
+    final = await call_with_retry(lambda: spectator.get_match(match), RUNNER_RETRY)
     for status in final.match.seats:
-        records[status.seat].illegal_moves = getattr(status, "illegal_moves", 0)
+        record = records[status.seat]
+        record.timeouts = status.timeouts
+        record.illegal_moves = status.illegal_moves
+        # The server's count once it keeps one; the stream's count of stand-ins before.
+        record.stand_in_moves = status.stand_in_moves or record.stand_in_moves
+        record.forfeit_reason = status.forfeit_reason or record.forfeit_reason
     for result in outcome.results:
         record = records[result.seat]
         record.score, record.rank, record.forfeited = result.score, result.rank, result.forfeited
+        record.forfeit_reason = result.forfeit_reason or record.forfeit_reason
+    fatal: _Seat | None = None
     for seat in seats:
-        records[seat.seat].crashed = seat.failure is not None
-        if seat.failure and game_dir:
+        record = records[seat.seat]
+        record.crashed = seat.failure is not None
+        record.failure = seat.failure
+        if record.forfeit_reason == "absent" and not record.think_seconds:
+            # It never made a move: it did not start (or connect) properly.
+            seat.failure = "never played (its seat forfeited as absent)" + (
+                f"; it then {seat.failure}" if seat.failure else ""
+            )
+            seat.left_early = True
+        if seat.left_early and fatal is None and _stops_run(seat, crash_stops_run):
+            fatal = seat
+        if seat.failure:
+            record.stderr_tail = seat.stderr_tail
+        if record.failure and game_dir:
             with open(game_dir / f"seat{seat.seat}-{seat.spec.name}.stderr", "a") as stream:
-                stream.write(f"\n[botarena match] {seat.spec.name} {seat.failure}\n")
-    replay = (
-        await _write_replay(spectator, match, created.match, names, game_dir) if game_dir else None
+                stream.write(f"\n[botarena match] {seat.spec.name} {record.failure}\n")
+    abandoned = (
+        final.match.state == match_pb2.Match.STATE_ABANDONED or outcome.reason == "abandoned"
     )
-    return GameRecord(plan, match, records, outcome.reason, str(replay) if replay else None)
+    replay = None
+    if game_dir:
+        replay = await call_with_retry(
+            lambda: _write_replay(spectator, match, created.match, names, game_dir), RUNNER_RETRY
+        )
+    game = GameRecord(
+        plan, match, records, outcome.reason, str(replay) if replay else None, abandoned
+    )
+    if fatal is not None:
+        raise _failed(fatal, plan, game)
+    return game
+
+
+def _stops_run(seat: _Seat, crash_stops_run: Callable[[BotSpec], bool]) -> bool:
+    cannot_start = seat.task is None and seat.process is None
+    return cannot_start or crash_stops_run(seat.spec)
+
+
+def _failed(seat: _Seat, plan: GamePlan, game: GameRecord | None = None) -> BotFailedError:
+    return BotFailedError(
+        seat.spec.name, plan.number, seat.seat, seat.failure or "failed", seat.stderr_tail, game
+    )
 
 
 async def _write_replay(
@@ -334,6 +606,8 @@ async def _write_replay(
     game_dir: Path,
 ) -> Path:
     path = game_dir / "replay.jsonl"
+    # The runner created the match, so it has the engine seed; the file is written
+    # after the end, when the seed is public anyway.
     header = {
         "type": "header",
         "schema_version": REPLAY_SCHEMA_VERSION,

@@ -1,0 +1,41 @@
+"""Fixtures of the runner's tests: ``run_cli`` runs ``botarena match`` in-process."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+import pytest
+from rich.console import Console
+
+from botarena.bots import BUILTIN_BOTS
+from botarena.clients.runner import BuiltinBot, add_match_arguments, run_match
+
+
+class RunCli(Protocol):
+    """Runs ``botarena match *argv --out tmp_path/out --quiet``; returns the exit status,
+    the terminal's text and results.json."""
+
+    def __call__(
+        self, *argv: str, builtin: Mapping[str, BuiltinBot] = ..., out: str = ...
+    ) -> tuple[int, str, dict[str, Any]]: ...
+
+
+@pytest.fixture
+def run_cli(tmp_path: Path) -> RunCli:
+    def run(
+        *argv: str, builtin: Mapping[str, BuiltinBot] = BUILTIN_BOTS, out: str = "run"
+    ) -> tuple[int, str, dict[str, Any]]:
+        parser = argparse.ArgumentParser()
+        add_match_arguments(parser)
+        folder = tmp_path / out
+        args = parser.parse_args([*argv, "--out", str(folder), "--quiet"])
+        console = Console(record=True, width=160, file=io.StringIO())
+        status = run_match(args, builtin, console)
+        return status, console.export_text(), json.loads((folder / "results.json").read_text())
+
+    return run
