@@ -111,6 +111,8 @@ class _Slot:
     durable_version: int
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     timer: asyncio.TimerHandle | None = None
+    # The deadline the timer is set for (Match.next_deadline when it was armed).
+    armed_deadline: float | None = None
     # While bystanders' streams wait for the last change's deciding seats: what they wait
     # on, and the timer that ends the wait (module docstring). None most of the time, so
     # an idle match holds no event for it.
@@ -720,21 +722,35 @@ class MatchManager:
             slot.served_timer = asyncio.get_running_loop().call_later(
                 _MAX_DEFERRAL, slot.serve, context=contextvars.Context()
             )
+        if match.finished:
+            if slot.timer is not None:
+                slot.timer.cancel()
+                slot.timer = None
+            self._retire(match)
+            return
+        self._arm(slot)
+
+    def _arm(self, slot: _Slot) -> None:
+        """Set the match's one timer for its next deadline."""
         if slot.timer is not None:
             slot.timer.cancel()
             slot.timer = None
-        if match.finished:
-            self._retire(match)
-            return
-        deadline = match.next_deadline()
+        deadline = slot.match.next_deadline()
+        slot.armed_deadline = deadline
         if deadline is not None:
             delay = max(0.0, deadline - self._clock()) + _TIMER_MARGIN
             slot.timer = asyncio.get_running_loop().call_later(
-                delay, self._on_deadline, match_id, context=contextvars.Context()
+                delay, self._on_deadline, slot.match.match_id, context=contextvars.Context()
             )
 
     def _after_command(self, match: Match, version_before: int) -> None:
         if match.state_version == version_before:
+            # Nothing new to show, but a deadline may have moved (a seat showed up and its
+            # clock started): the timer must follow it.
+            slot = self._slots.get(match.match_id)
+            moved = slot is not None and match.next_deadline() != slot.armed_deadline
+            if slot is not None and moved and not match.finished:
+                self._arm(slot)
             return
         for entry in match.events[version_before + 1 :]:
             self._log_entry(match, entry)

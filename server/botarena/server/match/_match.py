@@ -655,8 +655,15 @@ class Match:
         Returns:
             Whether anything changed (an overdue deadline was settled).
         """
+        now = self._clock() if now is None else now
         changed = self.expire(now)
-        self._seats[seat].joined = True
+        data = self._seats[seat]
+        if not data.joined:
+            data.joined = True
+            decision = self.pending.get(seat)
+            if decision is not None:
+                # Its clock starts now: a bot is not charged for its own start-up.
+                self._start_clock(decision, now)
         if not self._awaiting_join():
             self._join_deadline = None  # everybody is here: nothing left to check
         return changed
@@ -1037,7 +1044,7 @@ class Match:
         self._decision_ids += 1
         limit = self.settings.time_control.move_time_limit
         bank = self._seats[seat].time_bank
-        self.pending[seat] = PendingDecision(
+        decision = PendingDecision(
             decision_id=self._decision_ids,
             seat=seat,
             requested_version=self.state_version,
@@ -1047,6 +1054,19 @@ class Match:
             move_time_limit=limit,
             time_bank=bank,
         )
+        join = self._join_deadline
+        if join is not None and not self._seats[seat].joined:
+            # A seat that has not shown up has no clock yet (show_up starts it): it waits
+            # for the join deadline, which forfeits it if it never comes.
+            decision.deadline = join
+            decision.deadline_time = self._wall_clock() + max(0.0, join - now)
+        self.pending[seat] = decision
+
+    def _start_clock(self, decision: PendingDecision, now: float) -> None:
+        total = decision.move_time_limit + decision.time_bank
+        decision.started_at = now
+        decision.deadline = now + total
+        decision.deadline_time = self._wall_clock() + total
 
     def _finish(self, reason: str, outcome: Any) -> None:
         scores = (
