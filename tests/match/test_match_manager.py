@@ -8,12 +8,14 @@ from typing import Any
 import pytest
 
 from botarena.server.match import (
+    Caller,
     EventKind,
     InvalidRequestError,
     MatchManager,
     MatchNotFoundError,
     MatchSettings,
     Policies,
+    RequestIdConflictError,
     SeatTokenRequiredError,
     StateVersionAheadError,
     StreamItem,
@@ -73,6 +75,43 @@ def test_create_with_a_repeated_request_id_returns_the_first_match(race_rules: A
         again, created_again = manager.create(_settings(), request_id="abc")
         assert (created, created_again) == (True, False)
         assert again is first
+        manager.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_repeated_request_id_answers_only_its_caller_for_its_config(race_rules: Any) -> None:
+    async def scenario() -> None:
+        manager = _manager(race_rules)
+        alice, bob = Caller("10.0.0.1"), Caller("10.0.0.2")
+        first, _ = manager.create(_settings(), request_id="r" * 32, caller=alice, fingerprint="a")
+        again, created = manager.create(
+            _settings(), request_id="r" * 32, caller=alice, fingerprint="a"
+        )
+        assert (again, created) == (first, False)
+        with pytest.raises(RequestIdConflictError) as other_caller:
+            manager.create(_settings(), request_id="r" * 32, caller=bob, fingerprint="a")
+        with pytest.raises(RequestIdConflictError):
+            manager.create(_settings(), request_id="r" * 32, caller=alice, fingerprint="b")
+        assert other_caller.value.reason == "REQUEST_ID_CONFLICT"
+        assert other_caller.value.category.value == "ALREADY_EXISTS"
+        assert len(manager.matches()) == 1
+        manager.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_callers_matches_count_until_they_finish(race_rules: Any) -> None:
+    async def scenario() -> None:
+        manager = _manager(race_rules, max_matches_per_caller=1)
+        alice = Caller("10.0.0.1")
+        match, _ = manager.create(_settings(), caller=alice)
+        with pytest.raises(TooManyMatchesError):
+            manager.create(_settings(), caller=alice)
+        manager.create(_settings())  # the ladder's, in-process: not Alice's
+        manager.resign(match.match_id, match.tokens[0])
+        assert match.finished
+        manager.create(_settings(), caller=alice)
         manager.close()
 
     asyncio.run(scenario())

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import hashlib
 import json
 from collections.abc import AsyncIterator
 from typing import Any, TypeAlias
@@ -23,7 +24,7 @@ from botarena.server.match import (
     MatchManager,
     SeatTokenRequiredError,
 )
-from botarena.server.service._auth import bearer_token, require_admin
+from botarena.server.service._auth import bearer_token, caller_of, require_admin
 from botarena.server.service._convert import (
     ConfigOverrides,
     EventEncoder,
@@ -47,6 +48,9 @@ from botarena.v1 import match_pb2, match_service_pb2
 __all__ = ["MatchServicer"]
 
 _logger = structlog.get_logger("botarena.service")
+
+# A CreateMatch request_id's repeat returns seat tokens: it must be hard to guess.
+_MIN_CREATE_REQUEST_ID_LENGTH = 16
 
 _DEFAULT_PAGE_SIZE = 50
 _MAX_PAGE_SIZE = 500
@@ -93,13 +97,24 @@ class MatchServicer:
         self, request: match_service_pb2.CreateMatchRequest, context: Context
     ) -> match_service_pb2.CreateMatchResponse:
         """Create a match and return its seat tokens."""
-        request_id = check_request_id("request_id", request.request_id)
+        request_id = check_request_id(
+            "request_id", request.request_id, min_length=_MIN_CREATE_REQUEST_ID_LENGTH
+        )
         codec = _codec_checked(request.config)
         self._check_admin(context)
         rules = self.manager.rules(codec.game)
         default = default_config(rules, self._config_overrides)
         settings = decode_settings(request.config, rules.min_seats, default)
-        match, _ = self.manager.create(settings, request_id=request_id)
+        fingerprint = ""
+        if request_id:
+            config_bytes = request.config.SerializeToString(deterministic=True)
+            fingerprint = hashlib.sha256(config_bytes).hexdigest()
+        match, _ = self.manager.create(
+            settings,
+            request_id=request_id,
+            caller=caller_of(context, self._admin_token),
+            fingerprint=fingerprint,
+        )
         response = match_service_pb2.CreateMatchResponse()
         encode_match(match, response.match)
         for seat, token in enumerate(match.tokens):
