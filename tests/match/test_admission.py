@@ -126,3 +126,28 @@ def test_request_ids_are_scoped_per_caller() -> None:
 def test_limits_out_of_range_are_refused(limits: tuple[int, int, int]) -> None:
     with pytest.raises(ValueError, match="must"):
         AdmissionLimits(*limits)
+
+
+def test_a_caller_that_retries_before_its_retry_after_has_its_refusals_held() -> None:
+    admission, clock = _admission(per_caller=1)
+    _admit(admission, ALICE, "m1")
+    for expected_hold in (0.0, 1.0, 1.0):  # told to wait 5 s, it retries at once
+        with pytest.raises(TooManyMatchesError):
+            admission.check(ALICE, 1)
+        assert admission.refusal_hold(ALICE) == expected_hold
+    clock.now += 6.0  # it waited: its next refusal is answered at once
+    with pytest.raises(TooManyMatchesError):
+        admission.check(ALICE, 1)
+    assert admission.refusal_hold(ALICE) == 0.0
+    assert admission.refusal_hold(BOB) == 0.0
+    assert admission.refusal_hold(None) == 0.0
+
+
+def test_a_rate_limited_caller_is_held_until_its_next_token_at_most() -> None:
+    admission, _ = _admission(per_minute=600)  # 10 a second, 60 at once
+    for number in range(60):
+        _admit(admission, ALICE, f"m{number}")
+    for _ in range(2):
+        with pytest.raises(CreateRateLimitedError) as refused:
+            admission.check(ALICE, 0)
+    assert admission.refusal_hold(ALICE) == refused.value.retry_after == pytest.approx(0.1)

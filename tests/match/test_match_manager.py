@@ -264,3 +264,20 @@ def test_close_ends_waiting_streams(race_rules: Any) -> None:
         assert await asyncio.wait_for(task, 1) == 1
 
     asyncio.run(scenario())
+
+
+def test_admission_is_checked_early_except_for_a_request_id_already_answered(
+    race_rules: Any,
+) -> None:
+    async def scenario() -> None:
+        manager = _manager(race_rules, max_matches_per_caller=1)
+        alice = Caller("10.0.0.1")
+        manager.check_admission(alice)
+        first, _ = manager.create(_settings(), request_id="r" * 32, caller=alice)
+        with pytest.raises(TooManyMatchesError):
+            manager.check_admission(alice)
+        manager.check_admission(alice, "r" * 32)  # its repeat gets the first answer
+        assert manager.create(_settings(), request_id="r" * 32, caller=alice) == (first, False)
+        manager.close()
+
+    asyncio.run(scenario())

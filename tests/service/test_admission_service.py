@@ -105,6 +105,8 @@ def test_a_caller_at_its_limit_is_refused_until_one_of_its_matches_ends() -> Non
         assert dict(info.metadata) == {"limit": "active_matches_per_caller", "max": "2"}
         assert delay is not None
         assert delay > 0
+        # Retried at once, against its RetryInfo: held (Admission), then refused alike.
+        assert (await _refusal(_create(stub)))[:2] == (code, info)
         token = first.seat_tokens[0].token
         await stub.ResignMatch(
             match_service_pb2.ResignMatchRequest(), metadata=(("authorization", f"Bearer {token}"),)

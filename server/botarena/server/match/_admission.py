@@ -23,6 +23,7 @@ dropped first (a dropped bucket comes back full, which only ever favours the cal
 from __future__ import annotations
 
 import hashlib
+import math
 import time
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
@@ -39,7 +40,7 @@ __all__ = [
     "Caller",
 ]
 
-DEFAULT_MAX_ACTIVE_MATCHES = 1000
+DEFAULT_MAX_ACTIVE_MATCHES = 500
 """Unfinished matches a server holds in all (bench/bench_flood.py measured it on 2 cores)."""
 
 DEFAULT_MAX_MATCHES_PER_CALLER = 100
@@ -55,6 +56,8 @@ _DEFAULT_MAX_CALLERS = 10_000
 _BURST_FRACTION = 10
 # TOO_MANY_MATCHES cannot know when a match ends; retrying sooner only adds load.
 _RETRY_AFTER_ACTIVE = 5.0
+# The longest a refusal is held for a caller that ignores its RetryInfo.
+_MAX_HOLD = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +135,8 @@ class Admission:
         self._active: Counter[str] = Counter()
         self._owner: dict[str, str] = {}
         self._buckets: OrderedDict[str, _Bucket] = OrderedDict()
+        # Per refused caller: when its retry is due, and how long to hold its last refusal.
+        self._refused: OrderedDict[str, tuple[float, float]] = OrderedDict()
 
     @property
     def tracked_callers(self) -> int:
@@ -153,6 +158,26 @@ class Admission:
             TooManyMatchesError: The server, or this caller, holds its limit.
             CreateRateLimitedError: The caller has no token left.
         """
+        try:
+            self._check(caller, active)
+        except (TooManyMatchesError, CreateRateLimitedError) as error:
+            if caller is not None:
+                self._note_refusal(caller.key, error.retry_after or 0.0)
+            raise
+
+    def refusal_hold(self, caller: Caller | None) -> float:
+        """Return how long to hold the answer to the caller's last refusal.
+
+        0 unless the caller had been refused before and retried before the time it was
+        told: then the shorter of that time and a second. A flood's calls then wait idle
+        instead of queueing before everyone else's calls (bench/bench_flood.py), and a
+        client that honours RetryInfo never waits.
+        """
+        if caller is None:
+            return 0.0
+        return self._refused.get(caller.key, (0.0, 0.0))[1]
+
+    def _check(self, caller: Caller | None, active: int) -> None:
         limits = self.limits
         if active >= limits.max_active_matches:
             raise TooManyMatchesError(limits.max_active_matches, retry_after=_RETRY_AFTER_ACTIVE)
@@ -166,9 +191,18 @@ class Admission:
         if self._rate:
             bucket = self._refilled(caller.key)
             if bucket.tokens < 1.0:
-                raise CreateRateLimitedError(
-                    limits.max_creates_per_minute, (1.0 - bucket.tokens) / self._rate
-                )
+                # Rounded up to a tenth of a second: refusals repeat, and so do their
+                # statuses (the service builds each once).
+                wait = math.ceil((1.0 - bucket.tokens) / self._rate * 10) / 10
+                raise CreateRateLimitedError(limits.max_creates_per_minute, wait)
+
+    def _note_refusal(self, key: str, retry_after: float) -> None:
+        now = self._clock()
+        due, _ = self._refused.pop(key, (now, 0.0))
+        hold = min(retry_after, _MAX_HOLD) if now < due else 0.0
+        self._refused[key] = (now + retry_after, hold)
+        if len(self._refused) > self._max_callers:
+            self._refused.popitem(last=False)
 
     def admitted(self, match_id: str, caller: Caller | None) -> None:
         """Count a match created after :meth:`check` let ``caller`` through."""

@@ -370,6 +370,19 @@ class MatchManager:
         self._changed(match_id)
         return match, True
 
+    def check_admission(self, caller: Caller | None, request_id: str = "") -> None:
+        """Refuse now, before the request is decoded, a creation the limits would refuse.
+
+        A ``request_id`` that made a match here passes: :meth:`create` answers it.
+
+        Raises:
+            TooManyMatchesError: The server, or the caller, holds its limit.
+            CreateRateLimitedError: The caller creates matches faster than it may.
+        """
+        if request_id and request_id in self._created:
+            return
+        self.admission.check(caller, self.active_count)
+
     def _first_answer(self, request_id: str, scoped: str, fingerprint: str) -> Match | None:
         """Return the match a repeated CreateMatch ``request_id`` made, or ``None`` when
         it is new (or, without a store, forgotten).

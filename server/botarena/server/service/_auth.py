@@ -3,6 +3,7 @@ the caller is (the admin token's holder or the peer's host)."""
 
 from __future__ import annotations
 
+import functools
 import hmac
 import ipaddress
 from typing import Any
@@ -77,6 +78,9 @@ def caller_of(context: Any, admin_token: str | None) -> Caller:
     return Caller(peer_host(context.peer() or ""))
 
 
+# One entry per connection (a peer string holds the client's port): a flood's calls
+# parse nothing.
+@functools.lru_cache(maxsize=4096)
 def peer_host(peer: str) -> str:
     """Return the host part of a grpc peer string, the caller's identity.
 

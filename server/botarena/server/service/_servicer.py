@@ -12,6 +12,7 @@ import base64
 import binascii
 import hashlib
 import json
+import random
 from collections.abc import AsyncIterator
 from typing import Any, TypeAlias
 
@@ -19,8 +20,10 @@ import structlog
 from structlog.contextvars import bind_contextvars
 
 from botarena.server.match import (
+    Caller,
     InvalidRequestError,
     Match,
+    MatchError,
     MatchManager,
     SeatTokenRequiredError,
 )
@@ -51,6 +54,8 @@ _logger = structlog.get_logger("botarena.service")
 
 # A CreateMatch request_id's repeat returns seat tokens: it must be hard to guess.
 _MIN_CREATE_REQUEST_ID_LENGTH = 16
+# Refused CreateMatch calls held at once at most (MatchServicer._hold_refusal).
+_MAX_HELD_REFUSALS = 4096
 
 _DEFAULT_PAGE_SIZE = 50
 _MAX_PAGE_SIZE = 500
@@ -80,6 +85,7 @@ class MatchServicer:
         self.manager = manager
         self._admin_token = admin_token or None
         self._config_overrides = config_overrides or {}
+        self._held_refusals = 0
 
     # ------------------------------------------------------------------ helpers
 
@@ -89,6 +95,20 @@ class MatchServicer:
 
     def _check_admin(self, context: Context) -> None:
         require_admin(context, self._admin_token, "creating matches")
+
+    async def _hold_refusal(self, caller: Caller) -> None:
+        # A caller that ignores RetryInfo waits for its next refusal: a flood's calls
+        # then wait idle instead of queueing before other callers' (Admission). Bounded,
+        # so that held calls cannot pile up without end.
+        seconds = self.manager.admission.refusal_hold(caller)
+        if seconds <= 0 or self._held_refusals >= _MAX_HELD_REFUSALS:
+            return
+        self._held_refusals += 1
+        try:
+            # Spread: a flood's calls, released together, would come back together.
+            await asyncio.sleep(seconds * random.uniform(0.5, 1.0))
+        finally:
+            self._held_refusals -= 1
 
     # ------------------------------------------------------------------ RPCs
 
@@ -102,6 +122,13 @@ class MatchServicer:
         )
         codec = _codec_checked(request.config)
         self._check_admin(context)
+        caller = caller_of(context, self._admin_token)
+        try:
+            # Before any decoding: a flood is refused at the least cost.
+            self.manager.check_admission(caller, request_id)
+        except MatchError:
+            await self._hold_refusal(caller)
+            raise
         rules = self.manager.rules(codec.game)
         default = default_config(rules, self._config_overrides)
         settings = decode_settings(request.config, rules.min_seats, default)
@@ -112,7 +139,7 @@ class MatchServicer:
         match, _ = self.manager.create(
             settings,
             request_id=request_id,
-            caller=caller_of(context, self._admin_token),
+            caller=caller,
             fingerprint=fingerprint,
         )
         response = match_service_pb2.CreateMatchResponse()
