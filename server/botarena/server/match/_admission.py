@@ -15,9 +15,14 @@ A :class:`Caller` with the admin token, and a creation without a caller (the lad
 in-process), are bound by the first limit only. Only admitted creations spend a token,
 so a caller refused for its active matches does not also run out of tokens.
 
+A caller refused again before the ``retry_after`` it was given has passed is told to
+wait for its answer (:meth:`Admission.refusal_hold`; the service sleeps): a flood's calls
+then wait idle instead of queueing before other callers' calls.
+
 Per-caller state is bounded: counts exist only for callers with active matches (at most
-the active limit), and at most ``max_callers`` buckets are kept, the least recently used
-dropped first (a dropped bucket comes back full, which only ever favours the caller).
+the active limit), and at most ``max_callers`` buckets and refusal records are kept, the
+least recently used dropped first (a dropped bucket comes back full, which only ever
+favours the caller).
 """
 
 from __future__ import annotations
