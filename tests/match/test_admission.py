@@ -131,7 +131,7 @@ def test_limits_out_of_range_are_refused(limits: tuple[int, int, int]) -> None:
 def test_a_caller_that_retries_before_its_retry_after_has_its_refusals_held() -> None:
     admission, clock = _admission(per_caller=1)
     _admit(admission, ALICE, "m1")
-    for expected_hold in (0.0, 1.0, 1.0):  # told to wait 5 s, it retries at once
+    for expected_hold in (0.0, 5.0, 5.0):  # told to wait 5 s, it retries at once
         with pytest.raises(TooManyMatchesError):
             admission.check(ALICE, 1)
         assert admission.refusal_hold(ALICE) == expected_hold

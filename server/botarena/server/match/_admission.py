@@ -61,8 +61,9 @@ _DEFAULT_MAX_CALLERS = 10_000
 _BURST_FRACTION = 10
 # TOO_MANY_MATCHES cannot know when a match ends; retrying sooner only adds load.
 _RETRY_AFTER_ACTIVE = 5.0
-# The longest a refusal is held for a caller that ignores its RetryInfo.
-_MAX_HOLD = 1.0
+# The longest a refusal is held for a caller that ignores its RetryInfo: the SDK's
+# default deadline (30 s) is far longer, so a held refusal still arrives.
+_MAX_HOLD = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +175,7 @@ class Admission:
         """Return how long to hold the answer to the caller's last refusal.
 
         0 unless the caller had been refused before and retried before the time it was
-        told: then the shorter of that time and a second. A flood's calls then wait idle
+        told: then that time, 5 s at most. A flood's calls then wait idle
         instead of queueing before everyone else's calls (bench/bench_flood.py), and a
         client that honours RetryInfo never waits.
         """
