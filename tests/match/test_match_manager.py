@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from botarena.server.match import (
+    Caller,
     EventKind,
     ForfeitReason,
     InvalidRequestError,
@@ -15,6 +16,7 @@ from botarena.server.match import (
     MatchNotFoundError,
     MatchSettings,
     Policies,
+    RequestIdConflictError,
     SeatTokenRequiredError,
     StateVersionAheadError,
     StreamItem,
@@ -74,6 +76,43 @@ def test_create_with_a_repeated_request_id_returns_the_first_match(race_rules: A
         again, created_again = manager.create(_settings(), request_id="abc")
         assert (created, created_again) == (True, False)
         assert again is first
+        manager.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_repeated_request_id_answers_only_its_caller_for_its_config(race_rules: Any) -> None:
+    async def scenario() -> None:
+        manager = _manager(race_rules)
+        alice, bob = Caller("10.0.0.1"), Caller("10.0.0.2")
+        first, _ = manager.create(_settings(), request_id="r" * 32, caller=alice, fingerprint="a")
+        again, created = manager.create(
+            _settings(), request_id="r" * 32, caller=alice, fingerprint="a"
+        )
+        assert (again, created) == (first, False)
+        with pytest.raises(RequestIdConflictError) as other_caller:
+            manager.create(_settings(), request_id="r" * 32, caller=bob, fingerprint="a")
+        with pytest.raises(RequestIdConflictError):
+            manager.create(_settings(), request_id="r" * 32, caller=alice, fingerprint="b")
+        assert other_caller.value.reason == "REQUEST_ID_CONFLICT"
+        assert other_caller.value.category.value == "ALREADY_EXISTS"
+        assert len(manager.matches()) == 1
+        manager.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_callers_matches_count_until_they_finish(race_rules: Any) -> None:
+    async def scenario() -> None:
+        manager = _manager(race_rules, max_matches_per_caller=1)
+        alice = Caller("10.0.0.1")
+        match, _ = manager.create(_settings(), caller=alice)
+        with pytest.raises(TooManyMatchesError):
+            manager.create(_settings(), caller=alice)
+        manager.create(_settings())  # the ladder's, in-process: not Alice's
+        manager.resign(match.match_id, match.tokens[0])
+        assert match.finished
+        manager.create(_settings(), caller=alice)
         manager.close()
 
     asyncio.run(scenario())
@@ -268,6 +307,23 @@ def test_resign_as_bot_exited_forfeits_with_that_reason(race_rules: Any) -> None
         manager.resign(match.match_id, match.tokens[0], reason=ForfeitReason.BOT_EXITED)
         assert match.result is not None
         assert match.result.forfeit_reasons == ("bot_exited", "")
+        manager.close()
+
+    asyncio.run(scenario())
+
+
+def test_admission_is_checked_early_except_for_a_request_id_already_answered(
+    race_rules: Any,
+) -> None:
+    async def scenario() -> None:
+        manager = _manager(race_rules, max_matches_per_caller=1)
+        alice = Caller("10.0.0.1")
+        manager.check_admission(alice)
+        first, _ = manager.create(_settings(), request_id="r" * 32, caller=alice)
+        with pytest.raises(TooManyMatchesError):
+            manager.check_admission(alice)
+        manager.check_admission(alice, "r" * 32)  # its repeat gets the first answer
+        assert manager.create(_settings(), request_id="r" * 32, caller=alice) == (first, False)
         manager.close()
 
     asyncio.run(scenario())

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from botarena.server.match import (
+    Caller,
     EventKind,
     ForfeitReason,
     LogEntry,
@@ -273,6 +274,29 @@ def test_a_create_retried_after_a_restart_names_its_match_instead_of_making_anot
         other, created = restarted.create(_settings(), request_id="c2")
         assert created
         assert other.tokens
+        restarted.close()
+
+    asyncio.run(scenario())
+
+
+def test_after_a_restart_only_the_same_caller_is_told_its_request_ids_match(
+    race_rules: Any, clock: Any
+) -> None:
+    async def scenario() -> None:
+        store = SqliteStore(MEMORY)
+        alice, bob = Caller("10.0.0.1"), Caller("10.0.0.2")
+        manager = _manager(race_rules, store, clock)
+        match, _ = manager.create(_settings(), request_id="c" * 32, caller=alice)
+        manager.close()
+
+        restarted = _manager(race_rules, store, clock)
+        restarted.recover()
+        with pytest.raises(RequestIdUsedError):
+            restarted.create(_settings(), request_id="c" * 32, caller=alice)
+        # Bob's key lives in his own namespace: nothing of Alice's match is shown.
+        other, created = restarted.create(_settings(), request_id="c" * 32, caller=bob)
+        assert created
+        assert other.match_id != match.match_id
         restarted.close()
 
     asyncio.run(scenario())

@@ -88,6 +88,65 @@ def test_serve_takes_the_admin_token_from_the_environment(tmp_path: Path) -> Non
     assert process.returncode == 0
 
 
+def test_serve_takes_its_admission_limits_from_flags_and_the_environment(tmp_path: Path) -> None:
+    env = {"BOTARENA_MAX_ACTIVE_MATCHES": "40", "BOTARENA_MAX_CREATES_PER_MINUTE": "0"}
+    with _popen(tmp_path, env, "--max-matches-per-caller", "7") as process:
+        try:
+            serving = _until_serving(process)
+            process.send_signal(signal.SIGTERM)
+            process.communicate(timeout=10)
+        finally:
+            process.kill()
+    limits = ("max_active_matches", "max_matches_per_caller", "max_creates_per_minute")
+    assert [serving[limit] for limit in limits] == [40, 7, 0]
+
+
+@pytest.mark.parametrize(
+    ("env", "args", "problem"),
+    [
+        ({"BOTARENA_MAX_MATCHES_PER_CALLER": "many"}, [], "not a whole number: 'many'"),
+        ({}, ["--max-active-matches", "0"], "must be at least 1, not 0"),
+        ({}, ["--max-creates-per-minute", "-1"], "must be at least 0, not -1"),
+    ],
+    ids=["env-not-a-number", "no-active-matches", "negative-rate"],
+)
+def test_serve_refuses_bad_admission_limits(
+    env: dict[str, str],
+    args: list[str],
+    problem: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from botarena.clients.cli import main
+
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(SystemExit) as exited:
+        main(["serve", *args])
+    assert exited.value.code == 2
+    assert problem in capsys.readouterr().err
+
+
+def test_serve_help_shows_the_admission_defaults(capsys: pytest.CaptureFixture[str]) -> None:
+    from botarena.clients.cli import main
+    from botarena.server.match import (
+        DEFAULT_MAX_ACTIVE_MATCHES,
+        DEFAULT_MAX_CREATES_PER_MINUTE,
+        DEFAULT_MAX_MATCHES_PER_CALLER,
+    )
+
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for flag, default in [
+        ("--max-active-matches", DEFAULT_MAX_ACTIVE_MATCHES),
+        ("--max-matches-per-caller", DEFAULT_MAX_MATCHES_PER_CALLER),
+        ("--max-creates-per-minute", DEFAULT_MAX_CREATES_PER_MINUTE),
+    ]:
+        assert flag in text
+        assert f"(default {default}, or $BOTARENA_{flag[2:].replace('-', '_').upper()})" in text
+
+
 _STAND_INS = "queendomino buildings use stand-in values"
 
 

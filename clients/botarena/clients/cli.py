@@ -15,7 +15,7 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -64,6 +64,7 @@ def _parser() -> argparse.ArgumentParser:
         help="a building table in the shape of the shipped buildings.json, replacing it for "
         "every Queendomino match (README: Queendomino)",
     )
+    _add_admission_arguments(serve)
     ladder_options = serve.add_argument_group("ladder")
     ladder_options.add_argument(
         "--ladder", action="store_true", help="run the bot ladder (the LadderService)"
@@ -112,6 +113,69 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_admission_arguments(serve: argparse.ArgumentParser) -> None:
+    """Add the admission limits (README: Run the server), each also read from $BOTARENA_*."""
+    from botarena.server.match import (
+        DEFAULT_MAX_ACTIVE_MATCHES,
+        DEFAULT_MAX_CREATES_PER_MINUTE,
+        DEFAULT_MAX_MATCHES_PER_CALLER,
+    )
+
+    group = serve.add_argument_group(
+        "admission",
+        "New matches are refused (RESOURCE_EXHAUSTED) beyond these limits; a caller is the "
+        "peer's host, and the admin token's holder is bound by --max-active-matches only.",
+    )
+    limits = (
+        ("--max-active-matches", DEFAULT_MAX_ACTIVE_MATCHES, 1, "unfinished matches in all"),
+        (
+            "--max-matches-per-caller",
+            DEFAULT_MAX_MATCHES_PER_CALLER,
+            0,
+            "unfinished matches per caller; 0: no limit",
+        ),
+        (
+            "--max-creates-per-minute",
+            DEFAULT_MAX_CREATES_PER_MINUTE,
+            0,
+            "matches a caller may create per minute; 0: no limit",
+        ),
+    )
+    for flag, default, minimum, text in limits:
+        env = "BOTARENA_" + flag[2:].replace("-", "_").upper()
+        group.add_argument(
+            flag,
+            metavar="N",
+            # argparse converts a string default with `type`: a bad $BOTARENA_* value is
+            # reported like a bad flag.
+            default=os.environ.get(env) or str(default),
+            type=_at_least(minimum),
+            help=f"{text} (default %(default)s, or ${env})",
+        )
+
+
+def _at_least(minimum: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, not {value}")
+        return value
+
+    return parse
+
+
+def _admission_limits(args: argparse.Namespace) -> dict[str, Any]:
+    """Return the ``MatchManager`` options of ``serve``'s admission flags."""
+    return {
+        "max_active_matches": args.max_active_matches,
+        "max_matches_per_caller": args.max_matches_per_caller,
+        "max_creates_per_minute": args.max_creates_per_minute,
+    }
+
+
 def _ladder(args: argparse.Namespace, store: Any, buildings: BuildingTable) -> Any:
     """Return the ladder ``serve --ladder`` asks for, on the server's database, or None."""
     if not args.ladder:
@@ -126,7 +190,9 @@ def _ladder(args: argparse.Namespace, store: Any, buildings: BuildingTable) -> A
         pause_after=args.ladder_pause_after,
         move_time_limit=args.ladder_move_time,
     )
-    manager = durable_manager(store, config_overrides(queendomino_buildings=buildings))
+    manager = durable_manager(
+        store, config_overrides(queendomino_buildings=buildings), **_admission_limits(args)
+    )
     return Ladder(manager, LadderStore(store.connection), settings)
 
 
@@ -155,6 +221,7 @@ async def _serve(args: argparse.Namespace, buildings: BuildingTable) -> int:
             store=None if ladder is not None else store,
             queendomino_buildings=buildings,
             ladder=ladder,
+            **({} if ladder is not None else _admission_limits(args)),
         )
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -167,6 +234,7 @@ async def _serve(args: argparse.Namespace, buildings: BuildingTable) -> int:
             database=path,
             admin_token_required=admin_token is not None,
             ladder=ladder is not None,
+            **_admission_limits(args),
         )
         await stop.wait()
         logger.info("stopping", grace_seconds=_GRACE_SECONDS)

@@ -9,7 +9,16 @@ commits every change before announcing it and recovers unfinished matches after 
 
 from __future__ import annotations
 
+from botarena.server.match._admission import (
+    DEFAULT_MAX_ACTIVE_MATCHES,
+    DEFAULT_MAX_CREATES_PER_MINUTE,
+    DEFAULT_MAX_MATCHES_PER_CALLER,
+    Admission,
+    AdmissionLimits,
+    Caller,
+)
 from botarena.server.match._errors import (
+    CreateRateLimitedError,
     ErrorCategory,
     IllegalMoveRejectedError,
     InvalidRequestError,
@@ -18,6 +27,7 @@ from botarena.server.match._errors import (
     MatchNotFoundError,
     NotYourTurnError,
     RecoveryError,
+    RequestIdConflictError,
     RequestIdUsedError,
     SeatForfeitedError,
     SeatTokenInvalidError,
@@ -52,9 +62,16 @@ from botarena.server.match._settings import (
 )
 
 __all__ = [
+    "DEFAULT_MAX_ACTIVE_MATCHES",
+    "DEFAULT_MAX_CREATES_PER_MINUTE",
     "DEFAULT_MAX_ILLEGAL_MOVES",
+    "DEFAULT_MAX_MATCHES_PER_CALLER",
     "DEFAULT_MOVE_TIME_LIMIT",
+    "Admission",
+    "AdmissionLimits",
+    "Caller",
     "Clock",
+    "CreateRateLimitedError",
     "ErrorCategory",
     "EventKind",
     "ForfeitReason",
@@ -75,6 +92,7 @@ __all__ = [
     "PendingDecision",
     "Policies",
     "RecoveryError",
+    "RequestIdConflictError",
     "RequestIdUsedError",
     "ResignResult",
     "SeatForfeitedError",

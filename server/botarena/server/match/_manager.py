@@ -35,16 +35,24 @@ from typing import Any
 import structlog
 
 from botarena.server.games import Rules, Seat, get_rules
+from botarena.server.match._admission import (
+    DEFAULT_MAX_ACTIVE_MATCHES,
+    DEFAULT_MAX_CREATES_PER_MINUTE,
+    DEFAULT_MAX_MATCHES_PER_CALLER,
+    Admission,
+    AdmissionLimits,
+    Caller,
+)
 from botarena.server.match._errors import (
     InvalidRequestError,
     MatchError,
     MatchFinishedError,
     MatchNotFoundError,
     RecoveryError,
+    RequestIdConflictError,
     RequestIdUsedError,
     SeatTokenRequiredError,
     StateVersionAheadError,
-    TooManyMatchesError,
 )
 from botarena.server.match._hooks import GameHooks
 from botarena.server.match._match import (
@@ -139,7 +147,10 @@ class MatchManager:
         hooks: Looks up a game's :class:`GameHooks`; ``None`` uses the registered ones.
         clock: Monotonic seconds; must be the event loop's clock base (the default).
         wall_clock: Epoch seconds, for timestamps.
-        max_active_matches: Creating more unfinished matches is refused.
+        max_active_matches: Creating more unfinished matches is refused
+            (:class:`Admission`, like the two limits below).
+        max_matches_per_caller: Unfinished matches one caller may hold (0: no limit).
+        max_creates_per_minute: Matches one caller may create per minute (0: no limit).
         max_finished_matches: Finished matches kept in memory; the oldest go first (with
             a store they are rebuilt from it when asked for again).
         store: Where matches are made durable; ``None`` keeps them in memory only.
@@ -156,7 +167,9 @@ class MatchManager:
         hooks: Callable[[str], GameHooks] | None = None,
         clock: Clock = time.monotonic,
         wall_clock: Clock = time.time,
-        max_active_matches: int = 10_000,
+        max_active_matches: int = DEFAULT_MAX_ACTIVE_MATCHES,
+        max_matches_per_caller: int = DEFAULT_MAX_MATCHES_PER_CALLER,
+        max_creates_per_minute: int = DEFAULT_MAX_CREATES_PER_MINUTE,
         max_finished_matches: int = 10_000,
         store: Store | None = None,
         codec: MatchCodec | None = None,
@@ -169,11 +182,15 @@ class MatchManager:
         self._hooks = hooks
         self._clock = clock
         self._wall_clock = wall_clock
-        self.max_active_matches = max_active_matches
+        self.admission = Admission(
+            AdmissionLimits(max_active_matches, max_matches_per_caller, max_creates_per_minute),
+            clock=clock,
+        )
         self.max_finished_matches = max_finished_matches
         self._slots: dict[str, _Slot] = {}
         self._finished: OrderedDict[str, None] = OrderedDict()
-        self._created: OrderedDict[str, str] = OrderedDict()
+        # CreateMatch request_id -> (match id, scoped request_id, config fingerprint).
+        self._created: OrderedDict[str, tuple[str, str, str]] = OrderedDict()
         # Rebuilds of finished matches running in worker threads, by match (see load).
         self._loading: dict[str, asyncio.Future[_Slot | None]] = {}
         # One rebuild thread at a time: replaying is pure Python, so threads would share
@@ -340,8 +357,25 @@ class MatchManager:
 
     # ------------------------------------------------------------------ commands
 
-    def create(self, settings: MatchSettings, *, request_id: str = "") -> tuple[Match, bool]:
+    def create(
+        self,
+        settings: MatchSettings,
+        *,
+        request_id: str = "",
+        caller: Caller | None = None,
+        fingerprint: str = "",
+    ) -> tuple[Match, bool]:
         """Create a match and start its clocks (needs a running event loop).
+
+        Args:
+            settings: The match's settings.
+            request_id: Optional idempotency key: a repeat by the same caller with the
+                same ``fingerprint`` returns the first match.
+            caller: Who asks, for the admission limits and the scope of ``request_id``;
+                ``None`` for an in-process creation (the ladder's), which only the
+                server-wide limit binds.
+            fingerprint: A digest of the requested config; a repeated ``request_id``
+                with another one is refused.
 
         Returns:
             The match, and whether it was created now (``False``: a repeated
@@ -349,23 +383,21 @@ class MatchManager:
 
         Raises:
             InvalidRequestError: Unknown game or a seat count out of range.
-            TooManyMatchesError: The server holds ``max_active_matches`` already.
+            TooManyMatchesError: The server, or the caller, holds its limit of active
+                matches.
+            CreateRateLimitedError: The caller creates matches faster than it may.
+            RequestIdConflictError: ``request_id`` made a match for another caller or
+                another config.
             RequestIdUsedError: ``request_id`` made a match before a restart (the store
                 remembers it), whose seat tokens cannot be shown again.
         """
+        # The store keeps the key in the caller's namespace: after a restart another
+        # caller's repeat is not even told the match.
+        scoped = caller.scoped(request_id) if caller is not None else request_id
         if request_id:
-            known = self._created.get(request_id)
-            if known is None and self.store is not None:
-                known = self.store.match_created_by(request_id)
-            if known is not None:
-                try:
-                    first = self.get(known)
-                except MatchNotFoundError:
-                    first = None  # without a store, forgotten: make a new one
-                if first is not None and first.tokens:
-                    return first, False
-                if first is not None:
-                    raise RequestIdUsedError(request_id, known)
+            first = self._first_answer(request_id, scoped, fingerprint)
+            if first is not None:
+                return first, False
         rules = self.rules(settings.game)
         if not rules.min_seats <= settings.seat_count <= rules.max_seats:
             raise InvalidRequestError(
@@ -374,8 +406,7 @@ class MatchManager:
                 f"not {settings.seat_count}",
                 reason="INVALID_SEAT_COUNT",
             )
-        if self.active_count >= self.max_active_matches:
-            raise TooManyMatchesError(self.max_active_matches)
+        self.admission.check(caller, self.active_count)
         match_id = secrets.token_hex(8)
         match = Match(
             match_id,
@@ -389,11 +420,12 @@ class MatchManager:
         if self.store is not None and self._codec is not None:
             codec = self._codec
             events = [stored_event(entry, settings.game, codec) for entry in match.events]
-            record = stored_match(match, self._sequence, codec, request_id or None)
+            record = stored_match(match, self._sequence, codec, scoped or None)
             self.store.create_match(record, events)
         self._slots[match_id] = _Slot(match, self._sequence, match.state_version)
+        self.admission.admitted(match_id, caller)
         if request_id:
-            self._created[request_id] = match_id
+            self._created[request_id] = (match_id, scoped, fingerprint)
             if len(self._created) > _CREATE_CACHE_SIZE:
                 self._created.popitem(last=False)
         _logger.info(
@@ -406,6 +438,43 @@ class MatchManager:
         )
         self._changed(match_id)
         return match, True
+
+    def check_admission(self, caller: Caller | None, request_id: str = "") -> None:
+        """Refuse now, before the request is decoded, a creation the limits would refuse.
+
+        A ``request_id`` that made a match here passes: :meth:`create` answers it.
+
+        Raises:
+            TooManyMatchesError: The server, or the caller, holds its limit.
+            CreateRateLimitedError: The caller creates matches faster than it may.
+        """
+        if request_id and request_id in self._created:
+            return
+        self.admission.check(caller, self.active_count)
+
+    def _first_answer(self, request_id: str, scoped: str, fingerprint: str) -> Match | None:
+        """Return the match a repeated CreateMatch ``request_id`` made, or ``None`` when
+        it is new (or, without a store, forgotten).
+
+        Raises:
+            RequestIdConflictError: Another caller's, or another config's, request_id.
+            RequestIdUsedError: The match's seat tokens cannot be shown again.
+        """
+        known = self._created.get(request_id)
+        if known is not None and known[1:] != (scoped, fingerprint):
+            raise RequestIdConflictError(request_id)
+        match_id = known[0] if known is not None else None
+        if match_id is None and self.store is not None:
+            match_id = self.store.match_created_by(scoped)
+        if match_id is None:
+            return None
+        try:
+            first = self.get(match_id)
+        except MatchNotFoundError:
+            return None  # without a store, forgotten: make a new one
+        if not first.tokens:
+            raise RequestIdUsedError(request_id, match_id)
+        return first
 
     def submit(
         self,
@@ -774,6 +843,7 @@ class MatchManager:
         if match.match_id in self._finished:
             return
         self._finished[match.match_id] = None
+        self.admission.finished(match.match_id)
         result = match.result
         while len(self._finished) > self.max_finished_matches:
             old, _ = self._finished.popitem(last=False)

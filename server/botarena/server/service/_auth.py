@@ -1,13 +1,28 @@
-"""Reading credentials from call metadata (``authorization: Bearer <token>``)."""
+"""Reading credentials from call metadata (``authorization: Bearer <token>``), and who
+the caller is (the admin token's holder or the peer's host)."""
 
 from __future__ import annotations
 
+import functools
 import hmac
+import ipaddress
 from typing import Any
+from urllib.parse import unquote
 
-from botarena.server.match import MatchError, SeatTokenInvalidError, SeatTokenRequiredError
+from botarena.server.match import (
+    Caller,
+    MatchError,
+    SeatTokenInvalidError,
+    SeatTokenRequiredError,
+)
 
-__all__ = ["bearer_token", "require_admin"]
+__all__ = ["bearer_token", "caller_of", "peer_host", "require_admin"]
+
+ADMIN_CALLER = Caller("admin", admin=True)
+"""Every holder of the server's admin token is one caller."""
+
+# An IPv6 host usually holds a whole /64: one caller, as one IPv4 address is.
+_IPV6_CALLER_PREFIX = 64
 
 _SCHEME = "bearer "
 _MAX_TOKEN_LENGTH = 256
@@ -53,3 +68,38 @@ def require_admin(context: Any, admin_token: str | None, action: str) -> None:
         raise SeatTokenRequiredError(
             "ADMIN_TOKEN_REQUIRED", f"{action} needs the server's admin token"
         )
+
+
+def caller_of(context: Any, admin_token: str | None) -> Caller:
+    """Return who makes the call: on a server with an admin token, its holder (check it
+    with :func:`require_admin` first), else the peer's host (:func:`peer_host`)."""
+    if admin_token is not None:
+        return ADMIN_CALLER
+    return Caller(peer_host(context.peer() or ""))
+
+
+# One entry per connection (a peer string holds the client's port): a flood's calls
+# parse nothing.
+@functools.lru_cache(maxsize=4096)
+def peer_host(peer: str) -> str:
+    """Return the host part of a grpc peer string, the caller's identity.
+
+    ``"ipv4:127.0.0.1:54321"`` gives ``"127.0.0.1"``; ``"ipv6:[2001:db8::5]:5555"`` gives
+    its /64 network ``"2001:db8::/64"``, and an IPv4-mapped IPv6 address its IPv4 address.
+    Any other peer (a Unix socket) is returned whole.
+    """
+    scheme, _, address = peer.partition(":")
+    if scheme == "ipv4":
+        return address.rpartition(":")[0] or address
+    if scheme != "ipv6":
+        return peer
+    host = unquote(address).rpartition(":")[0].strip("[]")
+    try:
+        ip = ipaddress.IPv6Address(host.partition("%")[0])
+    except ValueError:
+        return peer
+    if ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    if ip.is_loopback:
+        return str(ip)
+    return str(ipaddress.IPv6Network((ip, _IPV6_CALLER_PREFIX), strict=False))

@@ -98,14 +98,17 @@ def match_id_of(field: str, name: str) -> str:
     return found.group(1)
 
 
-def check_request_id(field: str, request_id: str) -> str:
-    """Return ``request_id`` after checking its length.
+def check_request_id(field: str, request_id: str, min_length: int = 0) -> str:
+    """Return ``request_id`` after checking its length (empty: no key, always allowed).
 
     Raises:
-        InvalidRequestError: Longer than :data:`MAX_ID_LENGTH`.
+        InvalidRequestError: Longer than :data:`MAX_ID_LENGTH`, or shorter than
+            ``min_length``.
     """
     if len(request_id) > MAX_ID_LENGTH:
         raise InvalidRequestError(field, f"longer than {MAX_ID_LENGTH} characters")
+    if request_id and len(request_id) < min_length:
+        raise InvalidRequestError(field, f"shorter than {min_length} characters; use a random UUID")
     return request_id
 
 

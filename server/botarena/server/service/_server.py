@@ -4,6 +4,7 @@ LadderService), health and reflection."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import grpc
@@ -74,7 +75,7 @@ def durable_manager(
 
 
 async def create_server(
-    address: str,
+    address: str | Sequence[str],
     *,
     manager: MatchManager | None = None,
     store: Store | None = None,
@@ -89,7 +90,9 @@ async def create_server(
     """Create and start a server listening on ``address`` (insecure).
 
     Args:
-        address: ``host:port``; port 0 picks a free port.
+        address: ``host:port``; port 0 picks a free port. Several addresses listen
+            alike; those after the first that give port 0 take the first one's port (so
+            ``["127.0.0.1:0", "[::1]:0"]`` are two hosts of one port).
         manager: The matches to serve; a new :class:`MatchManager` by default.
         store: Makes a new manager's matches durable, with the protobuf codec; its
             unfinished matches are recovered before the server starts. ``None`` (the
@@ -155,9 +158,15 @@ async def create_server(
     reflection.enable_server_reflection(
         (*services, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
-    port = server.add_insecure_port(address)
+    first, *others = [address] if isinstance(address, str) else address
+    port = server.add_insecure_port(first)
     if port == 0:
-        raise RuntimeError(f"cannot listen on {address}")
+        raise RuntimeError(f"cannot listen on {first}")
+    for other in others:
+        if other.endswith(":0"):
+            other = f"{other[:-2]}:{port}"
+        if server.add_insecure_port(other) == 0:
+            raise RuntimeError(f"cannot listen on {other}")
     await server.start()
     if ladder is not None:
         await ladder.start()

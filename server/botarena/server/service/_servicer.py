@@ -10,7 +10,9 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import hashlib
 import json
+import random
 from collections.abc import AsyncIterator
 from typing import Any, TypeAlias
 
@@ -18,14 +20,16 @@ import structlog
 from structlog.contextvars import bind_contextvars
 
 from botarena.server.match import (
+    Caller,
     ForfeitReason,
     InvalidRequestError,
     Match,
+    MatchError,
     MatchManager,
     MatchNotFoundError,
     SeatTokenRequiredError,
 )
-from botarena.server.service._auth import bearer_token, require_admin
+from botarena.server.service._auth import bearer_token, caller_of, require_admin
 from botarena.server.service._convert import (
     ABANDONED,
     ConfigOverrides,
@@ -58,6 +62,11 @@ _RESIGN_REASONS = {
     match_service_pb2.RESIGN_REASON_RESIGNED: ForfeitReason.RESIGNED,
     match_service_pb2.RESIGN_REASON_BOT_EXITED: ForfeitReason.BOT_EXITED,
 }
+# A CreateMatch request_id's repeat returns seat tokens: it must be hard to guess.
+_MIN_CREATE_REQUEST_ID_LENGTH = 16
+# Refused CreateMatch calls held at once at most (MatchServicer._hold_refusal).
+_MAX_HELD_REFUSALS = 4096
+
 _DEFAULT_PAGE_SIZE = 50
 _MAX_PAGE_SIZE = 500
 _MAX_SEQUENCE = 2**63 - 1
@@ -87,6 +96,7 @@ class MatchServicer:
         self.manager = manager
         self._admin_token = admin_token or None
         self._config_overrides = config_overrides or {}
+        self._held_refusals = 0
 
     # ------------------------------------------------------------------ helpers
 
@@ -97,6 +107,20 @@ class MatchServicer:
     def _check_admin(self, context: Context) -> None:
         require_admin(context, self._admin_token, "creating matches")
 
+    async def _hold_refusal(self, caller: Caller) -> None:
+        # A caller that ignores RetryInfo waits for its next refusal: a flood's calls
+        # then wait idle instead of queueing before other callers' (Admission). Bounded,
+        # so that held calls cannot pile up without end.
+        seconds = self.manager.admission.refusal_hold(caller)
+        if seconds <= 0 or self._held_refusals >= _MAX_HELD_REFUSALS:
+            return
+        self._held_refusals += 1
+        try:
+            # Spread: a flood's calls, released together, would come back together.
+            await asyncio.sleep(seconds * random.uniform(0.5, 1.0))
+        finally:
+            self._held_refusals -= 1
+
     # ------------------------------------------------------------------ RPCs
 
     @handle_errors
@@ -104,13 +128,31 @@ class MatchServicer:
         self, request: match_service_pb2.CreateMatchRequest, context: Context
     ) -> match_service_pb2.CreateMatchResponse:
         """Create a match and return its seat tokens."""
-        request_id = check_request_id("request_id", request.request_id)
+        request_id = check_request_id(
+            "request_id", request.request_id, min_length=_MIN_CREATE_REQUEST_ID_LENGTH
+        )
         codec = _codec_checked(request.config)
         self._check_admin(context)
+        caller = caller_of(context, self._admin_token)
+        try:
+            # Before any decoding: a flood is refused at the least cost.
+            self.manager.check_admission(caller, request_id)
+        except MatchError:
+            await self._hold_refusal(caller)
+            raise
         rules = self.manager.rules(codec.game)
         default = default_config(rules, self._config_overrides)
         settings = decode_settings(request.config, rules.min_seats, default)
-        match, _ = self.manager.create(settings, request_id=request_id)
+        fingerprint = ""
+        if request_id:
+            config_bytes = request.config.SerializeToString(deterministic=True)
+            fingerprint = hashlib.sha256(config_bytes).hexdigest()
+        match, _ = self.manager.create(
+            settings,
+            request_id=request_id,
+            caller=caller,
+            fingerprint=fingerprint,
+        )
         response = match_service_pb2.CreateMatchResponse()
         encode_match(match, response.match, for_creator=True)
         for seat, token in enumerate(match.tokens):
