@@ -32,6 +32,13 @@ MATCHES = 1_000
 
 QUICK = RetryPolicy(initial_backoff=0.05, max_backoff=0.5, max_elapsed=30.0)
 
+# One client makes every match here: the per-caller admission limits are not under test.
+_UNLIMITED: dict[str, int] = {
+    "max_active_matches": 5000,
+    "max_matches_per_caller": 0,
+    "max_creates_per_minute": 0,
+}
+
 
 def _config() -> match_pb2.MatchConfig:
     """A two-seat Qwirkle match that ends at the first illegal move (a forfeit)."""
@@ -69,7 +76,7 @@ async def _first_events(
 def test_2000_streams_opened_at_once_on_one_channel_all_get_their_first_event() -> None:
     async def scenario() -> collections.Counter[str]:
         async with (
-            start_server_async() as address,
+            start_server_async(**_UNLIMITED) as address,
             AsyncMatchClient(target=address) as client,
         ):
             tokens = await _create(client, MATCHES)
@@ -84,7 +91,7 @@ def test_calls_grpc_drops_are_retryable_and_bots_retry_them() -> None:
         # No queue at all: a call that arrives while the server's loop is busy with another
         # is dropped, as every call past the limit would be in a larger storm.
         async with (
-            start_server_async(max_pending_calls=0) as address,
+            start_server_async(max_pending_calls=0, **_UNLIMITED) as address,
             AsyncMatchClient(target=address) as client,
         ):
             ended = await _first_events(client, await _create(client, 100))
@@ -161,7 +168,7 @@ def test_bots_outlive_a_restart_and_resume_their_2000_streams_at_once(tmp_path: 
 
     async def scenario() -> list[match_pb2.MatchOutcome]:
         store = SqliteStore(path)
-        server, port = await create_server("127.0.0.1:0", store=store)
+        server, port = await create_server("127.0.0.1:0", store=store, **_UNLIMITED)
         address = f"127.0.0.1:{port}"
         async with AsyncMatchClient(target=address) as admin:
             tokens = await _create(admin, MATCHES)
@@ -188,7 +195,7 @@ def test_bots_outlive_a_restart_and_resume_their_2000_streams_at_once(tmp_path: 
                 await server.stop(0)
                 store.close()
                 store = SqliteStore(path)
-                server, bound = await create_server(address, store=store)
+                server, bound = await create_server(address, store=store, **_UNLIMITED)
                 assert bound == port
                 release.set()
                 return await asyncio.gather(*bots)

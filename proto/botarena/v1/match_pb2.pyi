@@ -97,7 +97,8 @@ Global___TimeoutPolicy: _TypeAlias = TimeoutPolicy  # noqa: Y015
 @_typing.final
 class TimeControl(_message.Message):
     """How long seats may think. Clocks are kept by the server with a monotonic clock, from
-    the moment a decision is requested to the moment the move arrives.
+    the moment a decision is requested (or, for a seat's first decision, the moment the
+    seat shows up: MatchPolicies.join_timeout) to the moment the move arrives.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -163,9 +164,10 @@ class MatchPolicies(_message.Message):
     def join_timeout(self) -> _duration_pb2.Duration:
         """Time every seat has, from the match's creation (or a server restart), to show up:
         open its event stream or call GetPlayerView, SubmitMove or ResignMatch with its seat
-        token. A seat that has not shown up by then forfeits with reason "absent"; when no
-        seat has, the match ends STATE_ABANDONED. Unset means 30 s; at least 10 ms, at most
-        1 h.
+        token. A seat's clock starts only when it shows up, so a bot is not charged for its
+        own start-up. A seat that has not shown up by then forfeits with reason "absent";
+        when no seat still playing has, the match ends STATE_ABANDONED. Unset means 30 s; at
+        least 10 ms, at most 1 h.
         """
 
     def __init__(

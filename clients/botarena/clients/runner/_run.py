@@ -180,7 +180,13 @@ async def _server(address: str | None, buildings: object | None) -> AsyncIterato
 
     # The embedded server's logs would drown the progress bar; keep its warnings.
     configure_logging(level=logging.WARNING)
-    options: dict[str, object] = {"max_finished_matches": 100}
+    # The run is the embedded server's only caller, and --concurrency bounds its matches:
+    # the per-caller limits meant for a shared server would only slow it down.
+    options: dict[str, object] = {
+        "max_finished_matches": 100,
+        "max_matches_per_caller": 0,
+        "max_creates_per_minute": 0,
+    }
     if buildings is not None:
         options["queendomino_buildings"] = buildings
     async with start_server_async(**options) as embedded:

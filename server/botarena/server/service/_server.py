@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from botarena.server.games.queendomino import BuildingTable
 
 __all__ = [
+    "DURABLE_FINISHED_MATCHES",
     "MAX_PENDING_CALLS",
     "MAX_RECEIVE_MESSAGE_BYTES",
     "MAX_SEND_MESSAGE_BYTES",
@@ -58,6 +59,11 @@ on one channel drain in ~6 s on 2 cores, well before grpc drops a call that has 
 """
 
 
+DURABLE_FINISHED_MATCHES = 256
+"""Finished matches a durable server keeps in memory (bench/bench_flood.py: a full GC pass
+over 200 held Qwirkle matches took ~350 ms)."""
+
+
 def durable_manager(
     store: Store, overrides: ConfigOverrides | None = None, **manager_options: Any
 ) -> MatchManager:
@@ -69,8 +75,12 @@ def durable_manager(
         store: The store.
         overrides: The server's :func:`config_overrides`: a recovered match must decode
             with the defaults it was created with.
-        **manager_options: Passed to :class:`MatchManager`.
+        **manager_options: Passed to :class:`MatchManager`. ``max_finished_matches``
+            defaults to :data:`DURABLE_FINISHED_MATCHES` here: the store lists finished
+            matches from their rows and rebuilds one off the loop when a view needs it,
+            while every match held costs the garbage collector thousands of objects.
     """
+    manager_options.setdefault("max_finished_matches", DURABLE_FINISHED_MATCHES)
     return MatchManager(store=store, codec=ProtobufMatchCodec(overrides), **manager_options)
 
 
