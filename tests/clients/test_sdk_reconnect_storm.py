@@ -98,16 +98,16 @@ def test_calls_grpc_drops_are_retryable_and_bots_retry_them() -> None:
             release = threading.Event()
             release.set()
             started: asyncio.Queue[int] = asyncio.Queue()
-            # A bot whose move fails resubmit.max_attempts times in a row gives up on it
-            # and waits for the timeout policy (600 s here): with no queue that can
-            # happen, so these resubmit for as long as they reconnect.
+            # A move whose resubmits all fail is resent until its deadline (600 s here),
+            # not dropped after resubmit.max_attempts: an open stream never asks again.
+            # One try per resubmit round makes that path certain to run.
             bots = [
                 run_bot_async(
                     PassingBot(release, started),
                     server=client,
                     token=token,
                     reconnect=QUICK,
-                    resubmit=QUICK,
+                    resubmit=RetryPolicy(max_attempts=1, max_backoff=0.2, max_elapsed=0.0),
                 )
                 for token in await _create(client, 100)
             ]

@@ -410,7 +410,7 @@ class _SeatPlayer:
                 )
                 return
             try:
-                await self.submit(move, version)
+                await self.submit(move, version, clock.deadline)
                 return
             except IllegalMoveError as exc:
                 # Ask again: a randomised bot may choose differently; the server applies
@@ -431,7 +431,7 @@ class _SeatPlayer:
             return await asyncio.to_thread(self.bot.choose_move, view, legal_moves, rng=self.rng)
         return self.bot.choose_move(view, legal_moves, rng=self.rng)
 
-    async def submit(self, move: match_pb2.Move, version: int) -> None:
+    async def submit(self, move: match_pb2.Move, version: int, deadline: float) -> None:
         request_id = new_request_id()
         retry = Retry(self.resubmit, self.jitter)
         while True:
@@ -442,6 +442,10 @@ class _SeatPlayer:
                 return
             except TransientError as exc:
                 delay = retry.failed()
+                # Until the decision's deadline the move can still count, and an open
+                # stream never asks again: keep resending it (same request_id) till then.
+                if delay is None and time.monotonic() < deadline:
+                    delay = self.resubmit.max_backoff
                 if delay is None or self.superseded(version):
                     # The stream decides what happens next: the move was applied, or the
                     # deadline passes and the timeout policy plays for the seat.
