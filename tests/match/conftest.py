@@ -3,13 +3,17 @@
 Race: each seat in turn adds 1, 2 or 3 to its total; the first to reach the target wins.
 The simultaneous variant asks every seat at once and applies the choices together when
 the last one arrives (the shape of Qwixx's white-dice step). Moves are plain ints.
+
+A seat that has not shown up has no clock: its decisions wait for the join deadline
+(``Match.show_up``). Tests about clocks, timeouts and stand-ins let their seats show up
+first: ``make_match(present=...)`` or :func:`show_up`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -114,6 +118,16 @@ class FakeClock:
 
 TOKENS = ("tok-0", "tok-1", "tok-2", "tok-3")
 
+Present = Iterable[Seat] | Literal["all"]
+"""The seats that show up right after a match is created (``"all"``: every seat)."""
+
+
+def show_up(match: Match, *seats: Seat) -> None:
+    """Let ``seats`` show up now with their tokens, as a stream or a view does
+    (``MatchManager.settle``): their pending decisions' clocks start."""
+    for seat in seats:
+        match.show_up(match.authenticate(match.tokens[seat]))
+
 
 def make_match(
     *,
@@ -130,8 +144,13 @@ def make_match(
     join_timeout: float = 30.0,
     seed: int = 7,
     hooks: GameHooks | None = None,
+    present: Present = (),
 ) -> Match:
-    """Return a race match with tokens ``tok-<seat>`` on a fake clock."""
+    """Return a race match with tokens ``tok-<seat>`` on a fake clock.
+
+    ``present`` seats show up at once, at the creation time: their clocks start with the
+    match, as they did before a seat had to show up for its clock to run.
+    """
     rules: Any = RaceRules(simultaneous=simultaneous, target=target)
     settings = MatchSettings(
         game="race",
@@ -147,7 +166,7 @@ def make_match(
         ),
     )
     clock = clock or FakeClock()
-    return Match(
+    match = Match(
         "m1",
         rules,
         settings,
@@ -156,6 +175,8 @@ def make_match(
         hooks=hooks,
         tokens=TOKENS[:seats],
     )
+    show_up(match, *(range(seats) if isinstance(present, str) else present))
+    return match
 
 
 @pytest.fixture

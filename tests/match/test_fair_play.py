@@ -4,7 +4,9 @@ On the race test game (conftest) with a fake clock: the stand-in is a uniformly 
 legal move drawn from (seed, state version, seat); ``max_stand_ins_in_a_row`` stand-ins in
 a row forfeit a seat as ``absent``, and so does not showing up within ``join_timeout``; a
 match nobody joined, or whose last playing seats left as absent while every seat left let
-the server move for it, ends ``abandoned``. ``Match.restore`` replays all of it.
+the server move for it, ends ``abandoned``. A seat that has not shown up has no clock: its
+decisions wait for the join deadline, with no stand-in before it, and showing up starts a
+full clock (``move_time_limit`` + bank) then. ``Match.restore`` replays all of it.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from botarena.server.match import (
 from botarena.server.match._match import ABANDONED
 from botarena.server.match._settings import DEFAULT_JOIN_TIMEOUT, DEFAULT_MAX_STAND_INS_IN_A_ROW
 
-from .conftest import TOKENS, FakeClock
+from .conftest import TOKENS, FakeClock, make_match
 
 NewMatch = Any
 START = 1000.0  # the fake clock's start (conftest.FakeClock)
@@ -58,6 +60,11 @@ def _show_up(match: Match, *seats: Seat) -> None:
     # What the manager does for a seat's stream or view (MatchManager.settle).
     for seat in seats:
         match.show_up(match.authenticate(TOKENS[seat]))
+
+
+def _show_up_changes(match: Match, seat: Seat) -> bool:
+    """Let ``seat`` show up; return whether that settled an overdue deadline."""
+    return match.show_up(match.authenticate(TOKENS[seat]))
 
 
 def _forfeits(match: Match) -> list[tuple[Seat | None, str | None]]:
@@ -104,10 +111,10 @@ class _RecordingHooks(GameHooks):
 def _recorded(
     new_match: NewMatch, clock: FakeClock, *, seed: int, own_moves: Sequence[Seat] = ()
 ) -> dict[tuple[int, Seat], int]:
-    """A simultaneous 3-seat race: ``own_moves`` seats move themselves, then the others
-    time out; return the draws of the stand-ins."""
+    """A simultaneous 3-seat race every seat showed up for: ``own_moves`` seats move
+    themselves, then the others time out; return the draws of the stand-ins."""
     hooks = _RecordingHooks()
-    match: Match = new_match(seats=3, simultaneous=True, seed=seed, hooks=hooks)
+    match: Match = new_match(seats=3, simultaneous=True, seed=seed, hooks=hooks, present="all")
     hooks.match = match
     for seat in own_moves:
         match.submit(TOKENS[seat], 1, expected_state_version=match.state_version)
@@ -440,46 +447,55 @@ def test_a_match_nobody_joined_is_abandoned(
     assert match.next_deadline() is None
 
 
-def test_a_match_nobody_joined_is_abandoned_after_its_stand_ins(
+def test_a_match_nobody_joined_gets_no_stand_ins_before_it_is_abandoned(
     new_match: NewMatch, clock: FakeClock
 ) -> None:
-    # Decisions of 10 s: seat 0 and seat 1 get a stand-in each, then at 30 s the join
-    # deadline comes before seat 0's second decision deadline at the same instant.
+    # Decisions of 10 s, but nobody showed up, so no clock runs: the seats wait for the
+    # join deadline, which abandons the match at 30 s without a move made for anyone.
     match: Match = new_match(limit=10.0, target=1000)
-    for _ in range(3):
+    for _ in range(2):
         clock.advance(10.0)
-        match.expire()
+        assert not match.expire()
+    clock.advance(10.0)
+    assert match.expire()
     assert [(e.kind, e.seat, e.by_timeout) for e in match.events[1:]] == [
-        (EventKind.MOVE_APPLIED, 0, True),
-        (EventKind.MOVE_APPLIED, 1, True),
         (EventKind.MATCH_FINISHED, None, False),
     ]
     assert match.result is not None
     assert match.result.abandoned
-    assert [match.stand_in_moves(seat) for seat in range(2)] == [1, 1]
+    assert [match.stand_in_moves(seat) for seat in range(2)] == [0, 0]
+    assert [match.timeouts(seat) for seat in range(2)] == [0, 0]
+
+
+_PLAYED_FOR_1 = (EventKind.MOVE_APPLIED, 1)  # the race engine cannot drop a seat
 
 
 @pytest.mark.parametrize(
-    ("limit", "kinds"),
+    ("limit", "entries"),
     [
-        # The decision deadline (10 s) comes first: a stand-in, then the absent forfeit.
-        (10.0, [EventKind.MOVE_APPLIED, EventKind.SEAT_FORFEITED, EventKind.MATCH_FINISHED]),
-        # The join deadline (30 s) comes first: the forfeit, no stand-in.
-        (100.0, [EventKind.SEAT_FORFEITED, EventKind.MATCH_FINISHED]),
+        # Seat 0's decision deadline (10 s) comes first: its stand-in, then seat 1's
+        # absent forfeit at the join deadline (30 s), then seat 1's turn played for it.
+        (10.0, [(EventKind.MOVE_APPLIED, 0), (EventKind.SEAT_FORFEITED, 1), _PLAYED_FOR_1]),
+        # The join deadline (30 s) comes first: the forfeit, then seat 0's stand-in (100 s).
+        (100.0, [(EventKind.SEAT_FORFEITED, 1), (EventKind.MOVE_APPLIED, 0), _PLAYED_FOR_1]),
     ],
     ids=["decision-first", "join-first"],
 )
 def test_expire_settles_decision_and_join_deadlines_in_time_order(
-    new_match: NewMatch, clock: FakeClock, limit: float, kinds: list[EventKind]
+    new_match: NewMatch,
+    clock: FakeClock,
+    limit: float,
+    entries: list[tuple[EventKind, Seat]],
 ) -> None:
-    match: Match = new_match(limit=limit, target=1000)
-    _show_up(match, 1)  # seat 0, first to act, never shows up
+    # Seat 0, first to act, is there but never moves; seat 1 never shows up; seat 2 is
+    # there and plays on.
+    match: Match = new_match(seats=3, limit=limit, target=1000, present=(0, 2))
     clock.advance(max(limit, 30.0) + 1.0)  # past both deadlines: one expire settles them
     match.expire()
-    assert [e.kind for e in match.events[1:]] == kinds
-    assert _forfeits(match) == [(0, ABSENT)]
-    assert match.result is not None
-    assert (match.result.reason, match.result.ranks) == ("forfeit", (2, 1))
+    assert [(e.kind, e.seat) for e in match.events[1:]] == entries
+    assert _forfeits(match) == [(1, ABSENT)]
+    assert not match.finished
+    assert match.seats_to_act() == (2,)
 
 
 def test_next_deadline_includes_the_join_deadline_until_every_seat_showed_up(
@@ -495,20 +511,17 @@ def test_next_deadline_includes_the_join_deadline_until_every_seat_showed_up(
     assert match.next_deadline() == START + 100.0  # the decision's, nothing else
 
 
+@pytest.mark.parametrize(
+    ("limit", "deadline"), [(10.0, START + 10.0), (100.0, START + 30.0)], ids=["clock", "join"]
+)
 def test_next_deadline_is_the_earlier_of_the_join_and_decision_deadlines(
-    new_match: NewMatch, clock: FakeClock
+    new_match: NewMatch, clock: FakeClock, limit: float, deadline: float
 ) -> None:
-    match: Match = new_match(limit=10.0, target=1000)
-    _show_up(match, 0)  # seat 1 never shows up
-    assert match.next_deadline() == START + 10.0
+    match: Match = new_match(limit=limit, target=1000, present=[0])  # seat 1 never shows up
+    assert match.next_deadline() == deadline
     clock.advance(5.0)
-    _move(match)  # seat 0
-    assert match.next_deadline() == START + 15.0
-    clock.advance(10.0)
-    match.expire()  # a stand-in for seat 1
-    assert match.next_deadline() == START + 25.0
-    clock.advance(9.0)
-    _move(match)  # seat 0; seat 1's decision would run to 34 s
+    _move(match)  # seat 0; seat 1's decision has no clock: it waits for the join deadline
+    assert match.pending[1].deadline == START + 30.0
     assert match.next_deadline() == START + 30.0
 
 
@@ -521,6 +534,248 @@ def test_next_deadline_drops_the_join_deadline_once_it_passed(
     match.expire()
     assert _forfeits(match) == [(2, ABSENT)]
     assert match.next_deadline() == START + 100.0
+
+
+# ---------------------------------------------------------------------------- first clocks
+
+
+def test_an_unjoined_seats_decision_has_the_join_deadline_and_no_stand_in_before_it(
+    new_match: NewMatch, clock: FakeClock
+) -> None:
+    match: Match = new_match(limit=1.0, bank=2.0)  # nobody showed up
+    decision = match.pending[0]
+    assert decision.deadline == START + 30.0
+    assert decision.deadline_time == 1.7e9 + 30.0
+    assert match.next_deadline() == START + 30.0
+    for _ in range(29):  # well past move_time_limit + bank, again and again
+        clock.advance(1.0)
+        assert not match.expire()
+    clock.advance(0.99)
+    assert not match.expire()
+    assert match.state_version == 0
+    assert match.pending[0] is decision  # the same decision, still waiting
+    assert [(match.stand_in_moves(seat), match.timeouts(seat)) for seat in range(2)] == [
+        (0, 0),
+        (0, 0),
+    ]
+    assert match.seat_record(0).time_bank == 2.0
+
+
+def test_every_unjoined_seat_of_a_simultaneous_step_waits_for_the_join_deadline(
+    new_match: NewMatch, clock: FakeClock
+) -> None:
+    match: Match = new_match(seats=3, simultaneous=True, limit=1.0, present=[1])
+    assert {seat: d.deadline for seat, d in match.pending.items()} == {
+        0: START + 30.0,
+        1: START + 1.0,
+        2: START + 30.0,
+    }
+    clock.advance(1.0)
+    match.expire()  # seat 1, which is there, times out; the others have no clock
+    assert [(e.kind, e.seat, e.by_timeout) for e in match.events[1:]] == [
+        (EventKind.MOVE_APPLIED, 1, True)
+    ]
+    assert [match.stand_in_moves(seat) for seat in range(3)] == [0, 1, 0]
+
+
+@pytest.mark.parametrize("at", [0.0, 10.0, 29.5])
+def test_showing_up_starts_a_full_clock_then_and_the_think_time_counts_from_it(
+    new_match: NewMatch, clock: FakeClock, at: float
+) -> None:
+    match: Match = new_match(limit=2.0, bank=3.0, increment=0.5, present=[1])
+    decision = match.pending[0]
+    clock.advance(at)
+    assert not _show_up_changes(match, 0)
+    assert match.pending[0] is decision  # the same decision: its clock started
+    assert decision.started_at == START + at
+    assert decision.deadline == START + at + 2.0 + 3.0
+    assert decision.deadline_time == 1.7e9 + 2.0 + 3.0
+    assert match.time_bank(0) == 3.0
+    clock.advance(4.0)  # 2 s over the limit: the bank pays them
+    match.submit("tok-0", 1, expected_state_version=0)
+    assert match.events[1].think_time == pytest.approx(4.0)
+    assert not match.events[1].by_timeout
+    assert match.time_bank(0) == pytest.approx(3.0 - 2.0 + 0.5)
+
+
+@pytest.mark.parametrize("at", [0.0, 10.0, 29.5])
+def test_a_seat_that_showed_up_times_out_on_its_own_clock_from_then(
+    new_match: NewMatch, clock: FakeClock, at: float
+) -> None:
+    match: Match = new_match(limit=2.0, bank=3.0, present=[1])
+    clock.advance(at)
+    _show_up(match, 0)
+    clock.advance(4.99)
+    assert not match.expire()
+    clock.advance(0.01)
+    assert match.expire()
+    entry = match.events[1]
+    assert (entry.kind, entry.seat, entry.by_timeout) == (EventKind.MOVE_APPLIED, 0, True)
+    assert entry.think_time == pytest.approx(5.0)
+    assert (match.timeouts(0), match.stand_in_moves(0), match.time_bank(0)) == (1, 1, 0.0)
+
+
+def test_showing_up_again_does_not_restart_the_clock(new_match: NewMatch, clock: FakeClock) -> None:
+    match: Match = new_match(limit=10.0)
+    clock.advance(5.0)
+    _show_up(match, 0)
+    clock.advance(8.0)
+    _show_up(match, 0)  # a reconnecting stream, a view: the clock runs on
+    _show_up(match, 1)
+    assert match.pending[0].started_at == START + 5.0
+    assert match.next_deadline() == START + 15.0
+    clock.advance(2.0)
+    assert match.expire()
+    assert match.events[1].by_timeout
+    assert match.events[1].think_time == pytest.approx(10.0)
+
+
+def test_a_seat_that_showed_up_before_its_turn_gets_its_clock_at_its_turn(
+    new_match: NewMatch, clock: FakeClock
+) -> None:
+    match: Match = new_match(limit=10.0, present=[1])  # seat 1 is there early
+    clock.advance(20.0)
+    _show_up(match, 0)
+    clock.advance(3.0)
+    _move(match)  # seat 0, at 23 s
+    assert match.pending[1].started_at == START + 23.0
+    assert match.pending[1].deadline == START + 33.0  # its own clock, past the join time
+    clock.advance(7.0)
+    assert not match.expire()  # the join deadline passed with everybody there
+    assert match.next_deadline() == START + 33.0
+
+
+def test_a_seat_showing_up_after_the_join_deadline_still_forfeits_and_gets_no_clock(
+    new_match: NewMatch, clock: FakeClock
+) -> None:
+    match: Match = new_match(seats=3, limit=1.0, target=1000, present=[1, 2])
+    clock.advance(30.5)  # no timer has settled the join deadline yet
+    assert _show_up_changes(match, 0)  # its stream or view comes too late
+    assert _forfeits(match) == [(0, ABSENT)]
+    assert match.stand_in_moves(0) == 1  # its turn, played after it left (no streak)
+    assert match.timeouts(0) == 0
+    assert 0 not in match.pending
+    assert match.seats_to_act() == (1,)
+    assert match.pending[1].started_at == START + 30.5
+
+
+def test_a_two_seat_match_is_won_by_the_seat_that_showed_up_when_the_other_comes_late(
+    new_match: NewMatch, clock: FakeClock
+) -> None:
+    match: Match = new_match(limit=1.0, present=[1])
+    clock.advance(30.0)
+    _show_up(match, 0)
+    assert [(e.kind, e.seat) for e in match.events[1:]] == [
+        (EventKind.SEAT_FORFEITED, 0),
+        (EventKind.MATCH_FINISHED, None),
+    ]
+    assert match.result is not None
+    assert (match.result.reason, match.result.ranks) == ("forfeit", (2, 1))
+
+
+def test_next_deadline_follows_the_clocks_started_by_showing_up(
+    new_match: NewMatch, clock: FakeClock
+) -> None:
+    match: Match = new_match(seats=3, limit=10.0, target=1000)
+    assert match.next_deadline() == START + 30.0  # nobody is here: only the join deadline
+    clock.advance(5.0)
+    _show_up(match, 0)
+    assert match.next_deadline() == START + 15.0  # seat 0's clock, before the join deadline
+    clock.advance(7.0)
+    _move(match)  # seat 0 at 12 s; seat 1 is not here: it waits for the join deadline
+    assert match.next_deadline() == START + 30.0
+    clock.advance(13.0)
+    _show_up(match, 1)  # at 25 s: its clock runs to 35 s, after the join deadline
+    assert match.pending[1].deadline == START + 35.0
+    assert match.next_deadline() == START + 30.0  # seat 2 is still awaited
+    clock.advance(1.0)
+    _show_up(match, 2)  # everybody is here: the join deadline is gone
+    assert match.next_deadline() == START + 35.0
+
+
+def test_a_time_bank_does_not_drain_before_the_seat_shows_up_and_its_clock_starts(
+    new_match: NewMatch, clock: FakeClock
+) -> None:
+    match: Match = new_match(limit=1.0, bank=2.0, present=[1])
+    clock.advance(20.0)
+    # The seat's bank as the match reports it (GetMatch's time_bank_remaining) is the bank
+    # it will get: its clock has not started.
+    assert match.time_bank(0) == 2.0
+    _show_up(match, 0)
+    assert match.time_bank(0) == 2.0
+    assert match.pending[0].deadline == START + 20.0 + 3.0
+
+
+def test_a_restored_match_gives_an_unjoined_seat_a_new_join_window_and_no_clock(
+    new_match: NewMatch, clock: FakeClock
+) -> None:
+    match: Match = new_match(limit=1.0, bank=2.0, target=1000, present=[1])
+    _move(match)  # seat 0 moved itself; seat 1 only showed up: after a restart it is new
+    clock.advance(60.0)  # the server is down for a minute
+    again = _restored(match, clock)
+    restart = clock.now
+    decision = again.pending[1]
+    assert decision.deadline == restart + 30.0
+    assert again.next_deadline() == restart + 30.0
+    clock.advance(29.99)
+    assert not again.expire()  # no stand-in for a seat that has not come back yet
+    assert again.stand_in_moves(1) == 0
+    _show_up(again, 1)  # it comes back: a full clock from now, with its bank
+    assert decision.started_at == restart + 29.99
+    assert again.next_deadline() == pytest.approx(restart + 29.99 + 3.0)
+    clock.advance(3.0)
+    assert again.expire()
+    assert again.events[-1].seat == 1
+    assert again.events[-1].by_timeout
+    assert again.events[-1].think_time == pytest.approx(3.0)
+
+
+def test_a_restored_match_abandons_at_its_new_join_deadline_if_nobody_comes_back(
+    new_match: NewMatch, clock: FakeClock
+) -> None:
+    match: Match = new_match(limit=1.0, target=1000, present="all")
+    _time_out(match, clock)  # a stand-in for seat 0: both were there but never moved
+    clock.advance(60.0)
+    again = _restored(match, clock)
+    assert {seat: d.deadline for seat, d in again.pending.items()} == {1: clock.now + 30.0}
+    clock.advance(30.0)
+    assert again.expire()
+    assert again.stand_in_moves(1) == 0
+    assert again.result is not None
+    assert again.result.abandoned
+
+
+class _TickingClock(FakeClock):
+    """A fake monotonic clock that moves on by ``tick`` at every reading while ``ticking``:
+    a real clock does, while a long log replays."""
+
+    def __init__(self, now: float, tick: float) -> None:
+        super().__init__(now)
+        self.tick = tick
+        self.ticking = False
+
+    def __call__(self) -> float:
+        now = self.now
+        if self.ticking:
+            self.now += self.tick
+        return now
+
+
+def test_a_restored_unjoined_seat_gets_no_stand_in_even_if_the_replay_took_time() -> None:
+    clock = _TickingClock(START, tick=0.1)
+    match: Match = make_match(clock=clock, limit=1.0, bank=2.0, target=1000, present=[1])
+    _move(match)  # seat 0 moved itself; seat 1 only showed up: after a restart it is new
+    clock.advance(60.0)
+    began = clock.now
+    clock.ticking = True  # the replay takes a while
+    again = _restored(match, clock)
+    clock.ticking = False
+    assert clock.now > began
+    # Whatever the new join deadline is, it is 30 s after the restart began at the earliest.
+    clock.now = began + 30.0
+    again.expire()  # seat 1 may forfeit as absent here, but the server must not move for it
+    assert again.stand_in_moves(1) == 0
+    assert again.timeouts(1) == 0
 
 
 # ---------------------------------------------------------------------------- abandonment
@@ -570,10 +825,10 @@ def test_an_absent_forfeit_at_the_join_deadline_abandons_an_idle_survivor(
 ) -> None:
     match: Match = new_match(limit=10.0, target=1000)
     _show_up(match, 0)  # seat 1 never shows up; seat 0 is there but lets the server move
-    for _ in range(3):  # stand-ins at 10 s (seat 0) and 20 s (seat 1), the join at 30 s
+    for _ in range(3):  # a stand-in at 10 s (seat 0); seat 1 waits for the join at 30 s
         clock.advance(10.0)
         match.expire()
-    assert [match.stand_in_moves(seat) for seat in range(2)] == [1, 1]
+    assert [match.stand_in_moves(seat) for seat in range(2)] == [1, 0]
     assert _forfeits(match) == [(1, ABSENT)]
     assert match.result is not None
     assert (match.result.reason, match.result.ranks) == (ABANDONED, (2, 2))
@@ -585,16 +840,13 @@ def test_an_absent_forfeit_at_the_join_deadline_leaves_a_playing_survivor_the_wi
 ) -> None:
     match: Match = new_match(limit=10.0, target=1000)
     _show_up(match, 0)  # seat 1 never shows up
-    _move(match)  # seat 0 at 0 s
-    clock.advance(10.0)
-    match.expire()  # a stand-in for seat 1 at 10 s
-    clock.advance(9.0)
-    _move(match)  # seat 0 at 19 s: its last decision is its own
-    clock.advance(10.0)
-    match.expire()  # a stand-in for seat 1 at 29 s
-    clock.advance(1.0)
+    _move(match)  # seat 0 at 0 s: its last decision is its own
+    clock.advance(29.99)
+    assert not match.expire()  # seat 1 has no clock: no stand-in while it may still come
+    clock.advance(0.01)
     match.expire()  # the join deadline at 30 s
     assert _forfeits(match) == [(1, ABSENT)]
+    assert match.stand_in_moves(1) == 0
     assert match.result is not None
     assert (match.result.reason, match.result.ranks) == ("forfeit", (1, 2))
     assert match.result.forfeit_reasons == ("", ABSENT)
@@ -823,8 +1075,8 @@ def _nobody_joined(new_match: NewMatch, clock: FakeClock) -> Match:
     return match
 
 
-def _nobody_joined_after_stand_ins(new_match: NewMatch, clock: FakeClock) -> Match:
-    match: Match = new_match(target=1000, limit=10.0)
+def _nobody_joined_with_a_short_clock(new_match: NewMatch, clock: FakeClock) -> Match:
+    match: Match = new_match(target=1000, limit=10.0)  # no clock runs: no stand-ins
     for _ in range(3):
         clock.advance(10.0)
         match.expire()
@@ -866,7 +1118,7 @@ _RECOVERED: dict[str, tuple[Callable[[NewMatch, FakeClock], Match], str | None]]
     "join-absent": (_join_absent, "forfeit"),
     "join-absent-three-seats": (_join_absent_three_seats, None),
     "nobody-joined": (_nobody_joined, ABANDONED),
-    "nobody-joined-after-stand-ins": (_nobody_joined_after_stand_ins, ABANDONED),
+    "nobody-joined-with-a-short-clock": (_nobody_joined_with_a_short_clock, ABANDONED),
     "idle-survivor": (_idle_survivor, ABANDONED),
     "idle-survivor-at-the-join-deadline": (_idle_survivor_at_the_join_deadline, ABANDONED),
     "bot-exited-with-stand-ins": (_bot_exited_with_stand_ins, None),

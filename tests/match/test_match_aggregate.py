@@ -1,4 +1,8 @@
-"""The Match aggregate on a fake clock: validation order, clocks, policies, forfeits, log."""
+"""The Match aggregate on a fake clock: validation order, clocks, policies, forfeits, log.
+
+Tests of clocks let their seats show up at the creation (``present="all"``): a seat's
+clock starts when it shows up (test_fair_play.py has the rule itself).
+"""
 
 from __future__ import annotations
 
@@ -35,7 +39,7 @@ def test_new_match_logs_match_started_at_version_zero_and_asks_the_first_seat(
 def test_submit_applies_the_move_and_logs_version_seat_and_think_time(
     new_match: NewMatch, clock: Any
 ) -> None:
-    match = new_match()
+    match = new_match(present="all")
     clock.advance(0.25)
     result = match.submit("tok-0", 3, expected_state_version=0)
     assert result.state_version == 1
@@ -182,7 +186,7 @@ def test_illegal_moves_count_per_decision(new_match: NewMatch) -> None:
 
 
 def test_timeout_plays_a_legal_stand_in_move(new_match: NewMatch, clock: Any) -> None:
-    match = new_match(limit=1.0)
+    match = new_match(limit=1.0, present="all")
     clock.advance(0.99)
     assert not match.expire()
     clock.advance(0.01)
@@ -199,7 +203,7 @@ def test_timeout_plays_a_legal_stand_in_move(new_match: NewMatch, clock: Any) ->
 def test_timeout_forfeits_in_two_seats_and_the_match_ends_by_forfeit(
     new_match: NewMatch, clock: Any
 ) -> None:
-    match = new_match(on_timeout=TimeoutPolicy.FORFEIT)
+    match = new_match(on_timeout=TimeoutPolicy.FORFEIT, present="all")
     clock.advance(1.0)
     match.expire()
     assert [e.kind for e in match.events] == [
@@ -213,7 +217,7 @@ def test_timeout_forfeits_in_two_seats_and_the_match_ends_by_forfeit(
 
 
 def test_a_late_move_loses_to_its_own_timeout(new_match: NewMatch, clock: Any) -> None:
-    match = new_match()
+    match = new_match(present="all")
     clock.advance(1.5)
     with pytest.raises(NotYourTurnError):
         match.submit("tok-0", 3, expected_state_version=0)
@@ -261,7 +265,7 @@ def test_resign_after_the_end_is_refused(new_match: NewMatch) -> None:
 
 
 def test_time_bank_pays_for_overrun_and_increment_is_added(new_match: NewMatch, clock: Any) -> None:
-    match = new_match(limit=1.0, bank=2.0, increment=0.5)
+    match = new_match(limit=1.0, bank=2.0, increment=0.5, present="all")
     assert match.pending[0].deadline == pytest.approx(clock.now + 3.0)
     clock.advance(2.5)
     assert match.time_bank(0) == pytest.approx(0.5)
@@ -274,14 +278,14 @@ def test_time_bank_pays_for_overrun_and_increment_is_added(new_match: NewMatch, 
 def test_a_move_within_the_limit_keeps_the_bank_and_earns_the_increment(
     new_match: NewMatch, clock: Any
 ) -> None:
-    match = new_match(limit=1.0, bank=2.0, increment=0.25)
+    match = new_match(limit=1.0, bank=2.0, increment=0.25, present="all")
     clock.advance(0.5)
     match.submit("tok-0", 1, expected_state_version=0)
     assert match.time_bank(0) == pytest.approx(2.25)
 
 
 def test_time_bank_runs_out_then_the_policy_applies(new_match: NewMatch, clock: Any) -> None:
-    match = new_match(limit=1.0, bank=2.0)
+    match = new_match(limit=1.0, bank=2.0, present="all")
     clock.advance(2.999)
     assert not match.expire()
     clock.advance(0.001)
@@ -314,7 +318,7 @@ def test_simultaneous_seat_cannot_move_twice(new_match: NewMatch) -> None:
 
 
 def test_simultaneous_timeouts_settle_every_overdue_seat(new_match: NewMatch, clock: Any) -> None:
-    match = new_match(seats=3, simultaneous=True)
+    match = new_match(seats=3, simultaneous=True, present="all")
     match.submit("tok-1", 2, expected_state_version=0)
     clock.advance(1.0)
     match.expire()

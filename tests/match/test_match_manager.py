@@ -46,6 +46,12 @@ def _settings(seats: int = 2, limit: float = 5.0, **policies: Any) -> MatchSetti
     )
 
 
+def _show_up(manager: MatchManager, match_id: str, seats: int = 2) -> None:
+    """Let every seat show up (what a seat's view or stream does): their clocks run."""
+    for seat in range(seats):
+        manager.settle(match_id, seat)
+
+
 async def _collect(stream: Any, count: int) -> list[StreamItem]:
     items: list[StreamItem] = []
     async for item in stream:
@@ -212,6 +218,7 @@ def test_deadline_timer_applies_the_policy_and_the_match_finishes(race_rules: An
     async def scenario() -> None:
         manager = _manager(race_rules)
         match, _ = manager.create(_settings(limit=0.02, on_timeout=TimeoutPolicy.DEFAULT_MOVE))
+        _show_up(manager, match.match_id)
         kinds = [
             item.entry
             async for item in manager.stream(match.match_id, None, 0)
@@ -228,6 +235,7 @@ def test_deadline_timer_forfeit_ends_a_two_seat_match(race_rules: Any) -> None:
     async def scenario() -> None:
         manager = _manager(race_rules)
         match, _ = manager.create(_settings(limit=0.02, on_timeout=TimeoutPolicy.FORFEIT))
+        _show_up(manager, match.match_id)
         async for _ in manager.stream(match.match_id, None, 0):
             pass
         assert match.result is not None
@@ -267,10 +275,14 @@ def test_close_ends_waiting_streams(race_rules: Any) -> None:
     asyncio.run(scenario())
 
 
-def test_the_join_deadline_timer_abandons_a_match_nobody_joined(race_rules: Any) -> None:
+@pytest.mark.parametrize("limit", [60.0, 0.01], ids=["long-clock", "short-clock"])
+def test_the_join_deadline_timer_abandons_a_match_nobody_joined(
+    race_rules: Any, limit: float
+) -> None:
+    # Nobody showed up, so no clock ran: not even a short one makes a stand-in move.
     async def scenario() -> None:
         manager = _manager(race_rules)
-        match, _ = manager.create(_settings(limit=60.0, join_timeout=0.05))
+        match, _ = manager.create(_settings(limit=limit, join_timeout=0.05))
         entries = [
             item.entry
             async for item in manager.stream(match.match_id, None, 0)
@@ -296,6 +308,54 @@ def test_a_seat_that_showed_up_wins_when_the_other_never_does(race_rules: Any) -
         assert match.result is not None
         assert (match.result.reason, match.result.ranks) == ("forfeit", (2, 1))
         assert match.result.forfeit_reasons == ("absent", "")
+
+    asyncio.run(asyncio.wait_for(scenario(), 10))
+
+
+def test_the_timer_follows_a_clock_that_starts_when_a_seat_shows_up(race_rules: Any) -> None:
+    # The timer is set for the join deadline at the creation; seat 0 (first to act) shows
+    # up later with a short clock and sleeps: its stand-in comes from a re-armed timer,
+    # long before the join deadline (which the wait_for bound does not reach).
+    async def scenario() -> None:
+        manager = _manager(race_rules)
+        match, _ = manager.create(_settings(limit=0.05, join_timeout=30.0))
+        spectator = manager.stream(match.match_id, None, 0)
+        first = await _collect(spectator, 1)
+        assert first[0].entry is not None
+        assert first[0].entry.kind is EventKind.MATCH_STARTED
+        await asyncio.sleep(0.1)
+        manager.settle(match.match_id, 0)  # its view or stream: no new version
+        assert match.state_version == 0
+        (item,) = await _collect(spectator, 1)
+        assert item.entry is not None
+        assert (item.entry.kind, item.entry.seat, item.entry.by_timeout) == (
+            EventKind.MOVE_APPLIED,
+            0,
+            True,
+        )
+        assert not match.finished  # seat 1 still has until the join deadline
+        assert match.stand_in_moves(1) == 0
+        manager.close()
+
+    asyncio.run(asyncio.wait_for(scenario(), 10))
+
+
+def test_a_seat_showing_up_through_its_stream_starts_its_clock(race_rules: Any) -> None:
+    async def scenario() -> None:
+        manager = _manager(race_rules)
+        match, _ = manager.create(_settings(limit=0.05, join_timeout=30.0))
+        await asyncio.sleep(0.1)
+        stream = manager.stream(match.match_id, 0, 0)  # seat 0 shows up and sleeps
+        items = await _collect(stream, 3)
+        assert items[1].decision is not None
+        entry = items[2].entry
+        assert entry is not None
+        assert (entry.kind, entry.seat, entry.by_timeout) == (EventKind.MOVE_APPLIED, 0, True)
+        # Seat 1 never showed up: its decision waits for the join deadline, not a clock.
+        assert match.seats_to_act() == (1,)
+        assert match.next_deadline() == match.pending[1].deadline
+        assert match.stand_in_moves(1) == 0
+        manager.close()
 
     asyncio.run(asyncio.wait_for(scenario(), 10))
 

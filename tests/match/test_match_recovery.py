@@ -156,6 +156,8 @@ def test_recovery_restores_state_version_banks_and_decisions(race_rules: Any, cl
         manager = _manager(race_rules, store, clock, target=30)
         match, _ = manager.create(_settings(move_time_limit=1.0, time_bank=5.0, increment=0.5))
         tokens = match.tokens
+        for seat in range(2):
+            manager.settle(match.match_id, seat)  # both are there: their clocks run
         for think, move in [(3.0, 2), (0.5, 3), (2.0, 1)]:
             clock.advance(think)
             _play(manager, match, tokens[match.seats_to_act()[0]], move)
@@ -452,6 +454,8 @@ def test_stand_in_counts_and_absent_forfeits_survive_a_restart(race_rules: Any, 
         manager = _manager(race_rules, store, clock, target=1000)
         match, _ = manager.create(_settings(seats=3, move_time_limit=1.0))
         tokens = match.tokens
+        for seat in range(3):
+            manager.settle(match.match_id, seat)  # all there: their clocks run
         for _ in range(3):  # seat 0 never moves: three stand-ins in a row, then "absent"
             _settle_after(manager, match, clock, 1.0)
             if not match.is_forfeited(0):

@@ -103,6 +103,8 @@ def _timed_out_positions() -> list[tuple[Sequence[Any], Any]]:
         match = Match(
             "q", QWIRKLE, settings, clock=clock, wall_clock=lambda: 1.7e9, tokens=("a", "b")
         )
+        for token in "ab":  # both bots are there, so their clocks run
+            match.show_up(match.authenticate(token))
         chooser = random.Random(seed)
         for _ in range(seed % 12):  # positions from the opening to the middle game
             if match.finished:

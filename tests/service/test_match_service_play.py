@@ -78,8 +78,18 @@ def test_sleeping_seats_get_stand_ins_then_the_match_is_abandoned(
     async def scenario(client: Any) -> None:
         created = await client.create(limit=0.01, on_timeout=match_pb2.TIMEOUT_POLICY_DEFAULT_MOVE)
         name = created.match.name
-        events = await _collect(
-            client.stub.StreamMatchEvents(match_service_pb2.StreamMatchEventsRequest(match=name))
+        # Both seats show up (their streams start their clocks), then never move.
+        sleepers = [
+            client_tools.play_seat(client, name, seat.token, sleep=0.05)
+            for seat in created.seat_tokens
+        ]
+        events, *_ = await asyncio.gather(
+            _collect(
+                client.stub.StreamMatchEvents(
+                    match_service_pb2.StreamMatchEventsRequest(match=name)
+                )
+            ),
+            *sleepers,
         )
         kinds = [e.WhichOneof("kind") for e in events]
         # The first mover's third stand-in in a row (the fifth move) makes it absent, and

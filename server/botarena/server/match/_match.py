@@ -402,12 +402,14 @@ class Match:
             data.timeouts = record.timeouts
             data.illegal_moves = record.illegal_moves
         match._wall_clock = wall_clock
-        match._restart_clocks(clock())
+        now = clock()
         # Every seat that has not moved itself gets a fresh window to show up again (the
-        # downtime is not charged): a bot reconnects after a restart within seconds.
+        # downtime is not charged): a bot reconnects after a restart within seconds. Set
+        # before the clocks restart: an unjoined seat's decision waits for this deadline.
         match._join_deadline = None
         if match.result is None and match._awaiting_join():
-            match._join_deadline = clock() + settings.policies.join_timeout
+            match._join_deadline = now + settings.policies.join_timeout
+        match._restart_clocks(now)
         return match
 
     def _replay(self, entry: LogEntry, now: float) -> None:
@@ -559,8 +561,8 @@ class Match:
     def time_bank(self, seat: Seat) -> float:
         """Return the seat's time bank now, in seconds (a running decision drains it)."""
         decision = self.pending.get(seat)
-        if decision is None:
-            return self._seats[seat].time_bank
+        if decision is None or not self._seats[seat].joined:
+            return self._seats[seat].time_bank  # no clock runs before the seat shows up
         used = self._clock() - decision.started_at - decision.move_time_limit
         return max(0.0, decision.time_bank - max(0.0, used))
 
