@@ -15,6 +15,7 @@ import random
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from botarena.clients import (
     AsyncMatchClient,
@@ -33,7 +34,7 @@ MATCHES = 1_000
 QUICK = RetryPolicy(initial_backoff=0.05, max_backoff=0.5, max_elapsed=30.0)
 
 # One client makes every match here: the per-caller admission limits are not under test.
-_UNLIMITED: dict[str, int] = {
+_UNLIMITED: dict[str, Any] = {
     "max_active_matches": 5000,
     "max_matches_per_caller": 0,
     "max_creates_per_minute": 0,
