@@ -181,7 +181,7 @@ def test_four_seats_one_times_out_in_action_one_and_the_match_finishes(
         ]
         assert len(timed_out) == 1
         assert timed_out[0].seat == 3
-        assert timed_out[0].move.qwixx.WhichOneof("action") == "decline"  # the default move
+        assert timed_out[0].move.qwixx.WhichOneof("action") == "decline"  # the stand-in move
         final = await client.stub.GetMatch(match_service_pb2.GetMatchRequest(name=match))
         assert final.match.state == match_pb2.Match.STATE_FINISHED
         assert [seat.timeouts for seat in final.match.seats] == [0, 0, 0, 1]

@@ -17,7 +17,7 @@ action mask), so the same bot runs in-process, as a command, or against a remote
   transient failures with the same ``request_id``.
 
 If the bot is slower than the decision's deadline, the server applies the match's timeout
-policy (a default move or a forfeit) and the stream moves on; when the bot's answer then
+policy (a stand-in move or a forfeit) and the stream moves on; when the bot's answer then
 arrives for a version the stream has already left, it is dropped, never submitted.
 """
 

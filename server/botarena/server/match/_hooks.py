@@ -67,7 +67,7 @@ class GameHooks:
         """Return ``state`` with a forfeited seat taken out of the turn order, or ``None``.
 
         ``None`` (the generic answer) means the engine cannot drop a seat; the match layer
-        then plays the default move for the seat whenever the engine asks it to act.
+        then plays the stand-in move for the seat whenever the engine asks it to act.
         """
         del rules, state, seat
         return None

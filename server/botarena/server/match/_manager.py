@@ -871,7 +871,7 @@ class MatchManager:
             )
         elif entry.kind is EventKind.MOVE_APPLIED:
             _logger.info(
-                "default move played",
+                "stand-in move played",
                 match=match.match_id,
                 seat=entry.seat,
                 state_version=entry.state_version,
