@@ -47,3 +47,17 @@ def test_a_servers_retry_after_is_waited_at_least() -> None:
     delay = retry.failed()
     assert delay is not None
     assert delay <= 0.2
+
+
+def test_the_ladder_bot_reconnects_forever_at_most_10_s_apart() -> None:
+    from botarena.clients._ladder import LADDER_RECONNECT
+
+    now = [0.0]
+    retry = Retry(LADDER_RECONNECT, random.Random(1), clock=lambda: now[0])
+    delays = []
+    for _ in range(10_000):
+        delay = retry.failed()
+        assert delay is not None
+        delays.append(delay)
+        now[0] += 3600.0  # a day's outage and more: it never gives up
+    assert max(delays) <= 10.0

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import random
 from collections.abc import AsyncGenerator, Callable
 
@@ -22,14 +23,14 @@ import grpc
 from botarena.clients._aio import AsyncMatchClient
 from botarena.clients._bot import Bot, run_bot_async
 from botarena.clients._channel import AsyncChannelClient
-from botarena.clients._errors import BotarenaError, TransientError, from_grpc_error
-from botarena.clients._retry import RECONNECT_CODES, RetryPolicy
+from botarena.clients._errors import BotarenaError, from_grpc_error
+from botarena.clients._retry import Retry, RetryPolicy, is_retryable
 from botarena.v1 import ladder_pb2, ladder_pb2_grpc, match_pb2
 
 __all__ = ["LADDER_RECONNECT", "AsyncLadderClient", "run_ladder_bot"]
 
-LADDER_RECONNECT = RetryPolicy(max_attempts=1_000_000, max_backoff=10.0)
-"""A ladder bot's default reconnect policy: keep trying, at most 10 s apart."""
+LADDER_RECONNECT = RetryPolicy(max_attempts=1, max_backoff=10.0, max_elapsed=math.inf)
+"""A ladder bot's default reconnect policy: keep trying forever, at most 10 s apart."""
 
 _logger = logging.getLogger("botarena.clients.ladder")
 
@@ -140,7 +141,7 @@ async def run_ladder_bot(
 
     Raises:
         BotarenaError: The secret is missing or wrong, the request is refused, or the
-            server stayed unreachable for ``reconnect.max_attempts`` tries in a row.
+            ``reconnect`` policy gave up (``LADDER_RECONNECT`` never does).
     """
     jitter = random.Random()
     playing: dict[str, asyncio.Task[None]] = {}
@@ -163,7 +164,7 @@ async def run_ladder_bot(
             if on_match_end is not None:
                 on_match_end(assignment.match, outcome)
 
-        failures = 0
+        retry = Retry(reconnect, jitter)
         try:
             while True:
                 error: BotarenaError | None = None
@@ -173,7 +174,7 @@ async def run_ladder_bot(
                     connecting = ladder.connect(capacity, resume_seats=not playing)
                     async with contextlib.aclosing(connecting) as stream:
                         async for message in stream:
-                            failures = 0
+                            retry.succeeded()
                             if message.WhichOneof("kind") != "assignment":
                                 continue
                             assignment = message.assignment
@@ -182,15 +183,14 @@ async def run_ladder_bot(
                                     play(assignment), name=f"botarena-ladder-{assignment.match}"
                                 )
                 except BotarenaError as exc:
-                    if exc.code not in RECONNECT_CODES and not isinstance(exc, TransientError):
+                    if not is_retryable(exc):
                         raise
                     error = exc
-                failures += 1
-                if failures >= reconnect.max_attempts:
+                delay = retry.failed(error)
+                if delay is None:
                     raise error or BotarenaError(
                         grpc.StatusCode.UNAVAILABLE, None, "the ladder connection kept ending"
                     )
-                delay = reconnect.backoff(failures, jitter)
                 _logger.info("ladder connection lost (%s); reconnecting in %.2f s", error, delay)
                 await asyncio.sleep(delay)
         finally:

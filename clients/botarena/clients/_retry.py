@@ -70,7 +70,9 @@ class RetryPolicy:
 
     def backoff(self, failures: int, jitter: random.Random) -> float:
         """Return the seconds to wait after ``failures`` failed tries in a row (>= 1)."""
-        ceiling = min(self.max_backoff, self.initial_backoff * self.multiplier ** (failures - 1))
+        # The exponent is capped: a retry that goes on for hours must not overflow a float.
+        growth = self.multiplier ** min(failures - 1, 64)
+        ceiling = min(self.max_backoff, self.initial_backoff * growth)
         # "Equal jitter": at least half the ceiling, so retries never hammer the server.
         return ceiling / 2 + jitter.uniform(0, ceiling / 2)
 
