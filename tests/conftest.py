@@ -32,3 +32,11 @@ def queendomino_operator_table(tmp_path: Path) -> OperatorTable:
         tile.update(crowns=table.crowns, knights=table.knights, towers=table.towers)
     table.path.write_text(json.dumps(document), encoding="utf-8")
     return table
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-playthroughs",
+        action="store_true",
+        help="rewrite tests/games/playthroughs/ from fresh seeded games (review the diff)",
+    )
