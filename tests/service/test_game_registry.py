@@ -84,7 +84,10 @@ def _broken(name: str) -> tuple[GamePlugin, ...]:
     cases: dict[str, Any] = {
         "no codec": dataclasses.replace(first, codec=None),  # type: ignore[arg-type]
         "no hooks": dataclasses.replace(first, hooks=None),  # type: ignore[arg-type]
-        "no title": dataclasses.replace(first, title=""),
+        "no title": dataclasses.replace(first, info=dataclasses.replace(first.info, title="")),
+        "another seat range": dataclasses.replace(
+            first, info=dataclasses.replace(first.info, max_seats=first.max_seats + 1)
+        ),
         "another game's rules": dataclasses.replace(first, rules=second.rules),
         "another game's codec": dataclasses.replace(first, codec=second.codec),
         "no oneof case": dataclasses.replace(first, codec=_OtherCodec(first.codec, "chess")),
@@ -100,6 +103,7 @@ def _broken(name: str) -> tuple[GamePlugin, ...]:
         ("no hooks", "lacks its hooks"),
         ("no title", "lacks its title"),
         ("another game's rules", "its rules are"),
+        ("another seat range", "its rules take"),
         ("another game's codec", "its codec is"),
         ("no oneof case", "has no case 'chess'"),
         ("a duplicate", "two games share the name"),

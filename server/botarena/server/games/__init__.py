@@ -11,6 +11,7 @@ from types import MappingProxyType
 from typing import Any
 
 from botarena.server.games._core import (
+    GameInfo,
     GameOverError,
     IllegalMoveError,
     NotYourTurnError,
@@ -23,6 +24,7 @@ from botarena.server.games._random import random_below
 
 __all__ = [
     "GAMES",
+    "GameInfo",
     "GameOverError",
     "IllegalMoveError",
     "NotYourTurnError",

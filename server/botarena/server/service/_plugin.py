@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from botarena.server.games import Rules
+from botarena.server.games import GameInfo, Rules
 from botarena.server.match import GameHooks
 from botarena.server.service.codecs._base import GameCodec
 from botarena.v1 import match_pb2
@@ -67,21 +67,29 @@ class GamePlugin:
     """Everything the server, the runner and the command line know of one game.
 
     Attributes:
-        name: The registry name, lowercase (``rules.name`` and ``codec.game``).
-        title: The name people read, capitalised.
-        rules: The engine (stateless, shared).
+        info: The game's static facts (name, title, seat range), from its package.
+        rules: The engine (stateless, shared), named ``info.name``.
         codec: Converts the engine's values to and from the game's proto messages; it
             names the game's ``botarena.v1.Game`` value and oneof case.
         hooks: Returns the game's match policies (``GenericHooks`` when it needs none).
         options: The operator options of the game, if any.
     """
 
-    name: str
-    title: str
+    info: GameInfo
     rules: Rules[Any, Any, Any, Any]
     codec: GameCodec
     hooks: Callable[[], GameHooks]
     options: tuple[OperatorOption, ...] = field(default=())
+
+    @property
+    def name(self) -> str:
+        """The registry name, lowercase (``rules.name`` and ``codec.game``)."""
+        return self.info.name
+
+    @property
+    def title(self) -> str:
+        """The name people read, capitalised."""
+        return self.info.title
 
     @property
     def proto_game(self) -> match_pb2.Game.ValueType:
@@ -96,12 +104,12 @@ class GamePlugin:
     @property
     def min_seats(self) -> int:
         """The smallest number of seats the game accepts."""
-        return int(self.rules.min_seats)
+        return self.info.min_seats
 
     @property
     def max_seats(self) -> int:
         """The largest number of seats the game accepts."""
-        return int(self.rules.max_seats)
+        return self.info.max_seats
 
 
 def check_plugins(plugins: Sequence[GamePlugin]) -> None:
@@ -124,6 +132,8 @@ def check_plugins(plugins: Sequence[GamePlugin]) -> None:
 
 
 def _check_plugin(plugin: GamePlugin) -> None:
+    if not isinstance(plugin.info, GameInfo) or not plugin.info.name:
+        raise PluginError(f"a game lacks its info: {plugin!r}")
     missing = [
         piece
         for piece in ("title", "rules", "codec", "hooks")
@@ -148,3 +158,6 @@ def _check_plugin(plugin: GamePlugin) -> None:
             )
     if not 1 <= plugin.min_seats <= plugin.max_seats:
         raise PluginError(f"game {plugin.name!r}: no seat count is valid")
+    seats = (plugin.rules.min_seats, plugin.rules.max_seats)
+    if seats != (plugin.min_seats, plugin.max_seats):
+        raise PluginError(f"game {plugin.name!r}: its rules take {seats[0]}-{seats[1]} seats")

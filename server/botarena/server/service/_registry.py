@@ -68,11 +68,10 @@ _QUEENDOMINO_BUILDINGS = OperatorOption(
 )
 
 PLUGINS: tuple[GamePlugin, ...] = (
-    GamePlugin("qwirkle", "Qwirkle", QWIRKLE, QwirkleCodec(), QwirkleHooks),
-    GamePlugin("qwixx", "Qwixx", QWIXX, QwixxCodec(), QwixxHooks),
+    GamePlugin(QWIRKLE.info, QWIRKLE, QwirkleCodec(), QwirkleHooks),
+    GamePlugin(QWIXX.info, QWIXX, QwixxCodec(), QwixxHooks),
     GamePlugin(
-        "queendomino",
-        "Queendomino",
+        QUEENDOMINO.info,
         QUEENDOMINO,
         QueendominoCodec(),
         QueendominoHooks,
