@@ -8,6 +8,9 @@ from typing import NamedTuple
 
 import pytest
 
+# The server's start-up: registers every game of the registry (PLUGINS) with its layers.
+import botarena.server.service  # noqa: F401
+
 _SHIPPED_BUILDINGS = (
     Path(__file__).parents[1] / "server/botarena/server/games/queendomino/data/buildings.json"
 )

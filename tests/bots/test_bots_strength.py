@@ -13,8 +13,10 @@ import os
 import pytest
 
 from botarena.bots import get_bot
+from botarena.bots._registry import GREEDY_GAMES
 from botarena.clients import AsyncMatchClient, run_bot_async
 from botarena.clients.testing import start_server_async
+from botarena.server.service import PLUGINS, plugin_for
 from botarena.v1 import match_pb2
 
 GAMES = int(os.environ.get("BOTARENA_STRENGTH_GAMES", "20"))
@@ -46,9 +48,9 @@ async def play(
     return ranks["greedy"] < ranks["random"]
 
 
-@pytest.mark.parametrize("game", ["qwirkle", "queendomino"])
+@pytest.mark.parametrize("game", [plugin.name for plugin in PLUGINS if plugin.name in GREEDY_GAMES])
 def test_greedy_beats_random_in_at_least_nine_games_of_ten(game: str) -> None:
-    proto_game = match_pb2.Game.Value(f"GAME_{game.upper()}")
+    proto_game = plugin_for(game).proto_game
 
     async def sample() -> list[bool]:
         async with (

@@ -20,12 +20,17 @@ import pytest
 from botarena.server.games import IllegalMoveError, NotYourTurnError, Outcome, Seat, rank_by_score
 from botarena.server.match import (
     GameHooks,
+    GenericHooks,
     Match,
     MatchSettings,
     Policies,
     TimeControl,
     TimeoutPolicy,
+    register_hooks,
 )
+
+# The test game declares its match hooks, as every game does (no silent fallback).
+register_hooks("race", GenericHooks)
 
 
 @dataclass(frozen=True, slots=True)

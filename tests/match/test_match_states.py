@@ -12,6 +12,7 @@ import pytest
 from botarena.server.games import get_rules
 from botarena.server.match import Match, MatchManager, MatchSettings
 from botarena.server.match import _match as match_module
+from botarena.server.service import PLUGINS
 
 
 def _play(
@@ -54,7 +55,7 @@ def _play(
     return asyncio.run(scenario()), noted
 
 
-@pytest.mark.parametrize("game", ["qwirkle", "qwixx", "queendomino"])
+@pytest.mark.parametrize("game", [plugin.name for plugin in PLUGINS])
 def test_every_version_state_comes_back_in_any_order(
     game: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

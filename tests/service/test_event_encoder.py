@@ -10,6 +10,7 @@ import pytest
 
 from botarena.server.games import get_rules
 from botarena.server.match import EventKind, MatchManager, MatchSettings, StreamItem
+from botarena.server.service import PLUGINS
 from botarena.server.service._convert import (
     EventEncoder,
     _encode_outcome,
@@ -19,6 +20,9 @@ from botarena.server.service._convert import (
 )
 from botarena.server.service.codecs import codec_for_game, set_duration, set_timestamp
 from botarena.v1 import match_pb2, match_service_pb2
+
+GAME_SEATS = [(plugin.name, min(plugin.max_seats, 2 + n)) for n, plugin in enumerate(PLUGINS)]
+"""Every game, each at another seat count (2, 3, 4, ...) where it allows."""
 
 
 def _expected(
@@ -64,7 +68,7 @@ async def _decision_item(game: str, seats: int, moves: int) -> tuple[MatchManage
     raise AssertionError("no decision")
 
 
-@pytest.mark.parametrize(("game", "seats"), [("qwirkle", 2), ("qwixx", 3), ("queendomino", 4)])
+@pytest.mark.parametrize(("game", "seats"), GAME_SEATS)
 @pytest.mark.parametrize("prepared", [False, True], ids=["on-demand", "prepared"])
 def test_decision_bytes_parse_to_the_decision_built_field_by_field(
     game: str, seats: int, prepared: bool
@@ -136,7 +140,7 @@ def _expected_entry(
     return response
 
 
-@pytest.mark.parametrize(("game", "seats"), [("qwirkle", 2), ("qwixx", 3), ("queendomino", 4)])
+@pytest.mark.parametrize(("game", "seats"), GAME_SEATS)
 @pytest.mark.parametrize("viewer", [None, 0, 1], ids=["spectator", "seat0", "seat1"])
 def test_every_log_entry_parses_to_the_event_built_field_by_field(
     game: str, seats: int, viewer: int | None
@@ -172,7 +176,7 @@ def test_every_log_entry_parses_to_the_event_built_field_by_field(
     asyncio.run(scenario())
 
 
-@pytest.mark.parametrize(("game", "seats"), [("qwirkle", 2), ("qwixx", 3), ("queendomino", 4)])
+@pytest.mark.parametrize(("game", "seats"), GAME_SEATS)
 def test_view_bytes_are_the_serialized_view_byte_for_byte(game: str, seats: int) -> None:
     async def scenario() -> None:
         manager, _ = await _decision_item(game, seats, moves=10)

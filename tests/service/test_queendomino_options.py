@@ -60,7 +60,9 @@ def test_a_match_reports_its_tax_bonus_and_its_engine_applies_it(
 
     async def scenario() -> tuple[match_pb2.Match, match_pb2.Match]:
         async with (
-            start_server_async(manager=manager, queendomino_buildings=table) as address,
+            start_server_async(
+                manager=manager, operator_options={"queendomino_buildings": table}
+            ) as address,
             AsyncMatchClient(target=address) as client,
         ):
             created = await client.create_match(_config(tax_bonus=tax_bonus))
@@ -93,7 +95,7 @@ async def _play(table: BuildingTable) -> tuple[match_pb2.PlayerView, list[match_
     """Play a 3-seat match of greedy bots on a server with ``table``; return the first seat's
     first view and the spectator's events."""
     async with (
-        start_server_async(queendomino_buildings=table) as address,
+        start_server_async(operator_options={"queendomino_buildings": table}) as address,
         AsyncMatchClient(target=address) as client,
     ):
         created = await client.create_match(_config())
@@ -168,7 +170,9 @@ def test_a_restarted_server_recovers_its_matches_with_the_operators_table(
         store = SqliteStore(database)
         try:
             async with (
-                start_server_async(store=store, queendomino_buildings=table) as address,
+                start_server_async(
+                    store=store, operator_options={"queendomino_buildings": table}
+                ) as address,
                 AsyncMatchClient(target=address) as client,
             ):
                 if create:

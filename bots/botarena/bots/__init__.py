@@ -16,7 +16,6 @@ Each is also a command following the bot executable convention (docs/bots.md):
 
 from __future__ import annotations
 
-from botarena.bots._dispatch import GreedyBot
 from botarena.bots._greedy import (
     DEFAULT_EXCHANGE_THRESHOLD,
     GreedyQwirkleBot,
@@ -25,7 +24,7 @@ from botarena.bots._greedy import (
 from botarena.bots._greedy_queendomino import GreedyQueendominoBot
 from botarena.bots._heuristic import HeuristicQwixxBot
 from botarena.bots._random import RandomBot
-from botarena.bots._registry import BUILTIN_BOTS, BuiltinBot, get_bot
+from botarena.bots._registry import BUILTIN_BOTS, BuiltinBot, GreedyBot, get_bot
 
 __all__ = [
     "BUILTIN_BOTS",

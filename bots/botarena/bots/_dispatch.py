@@ -1,29 +1,31 @@
-"""``greedy``: one name for the greedy bot of every game that has one, chosen by the view."""
+"""One bot for several games: hands each decision to the bot of the match's game."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
-from botarena.bots._greedy import GreedyQwirkleBot, UnsupportedGameError
-from botarena.bots._greedy_queendomino import GreedyQueendominoBot
+from botarena.bots._greedy import UnsupportedGameError
 from botarena.clients import Bot
 from botarena.v1 import match_pb2
 
-__all__ = ["GREEDY_GAMES", "GreedyBot"]
-
-GREEDY_GAMES = frozenset({"qwirkle", "queendomino"})
-"""The games (registry names, equal to the view's oneof case) a greedy bot exists for."""
+__all__ = ["ByGameBot"]
 
 
-class GreedyBot:
-    """Hands every decision to the greedy bot of the match's game.
+class ByGameBot:
+    """Hands every decision to the bot of the match's game, chosen by the view.
 
     Each game's bot is made on first use and kept, so a bot that keeps state between
     decisions keeps it for the whole match.
+
+    Args:
+        bots: Per game (registry name, equal to the view's oneof case), a bot factory.
+        kind: What the bots are, for errors (``"greedy"``).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, bots: Mapping[str, Callable[[], Bot]], *, kind: str) -> None:
+        self._factories = bots
+        self._kind = kind
         self._bots: dict[str, Bot] = {}
 
     def choose_move(
@@ -32,20 +34,17 @@ class GreedyBot:
         legal_moves: Sequence[match_pb2.Move],
         rng: random.Random,
     ) -> match_pb2.Move:
-        """Return the move the game's greedy bot picks.
+        """Return the move the game's bot picks.
 
         Raises:
-            UnsupportedGameError: No greedy bot plays this game.
+            UnsupportedGameError: No bot of this kind plays this game.
         """
-        game = view.WhichOneof("game_view")
-        bot = self._bots.get(game or "")
+        game = view.WhichOneof("game_view") or ""
+        bot = self._bots.get(game)
         if bot is None:
-            if game == "qwirkle":
-                bot = GreedyQwirkleBot()
-            elif game == "queendomino":
-                bot = GreedyQueendominoBot()
-            else:
-                known = ", ".join(sorted(GREEDY_GAMES))
-                raise UnsupportedGameError(f"the greedy bot plays {known}, not {game}")
-            self._bots[game] = bot
+            factory = self._factories.get(game)
+            if factory is None:
+                known = ", ".join(sorted(self._factories))
+                raise UnsupportedGameError(f"the {self._kind} bot plays {known}, not {game}")
+            bot = self._bots[game] = factory()
         return bot.choose_move(view, legal_moves, rng)

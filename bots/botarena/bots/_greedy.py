@@ -37,10 +37,15 @@ class UnsupportedGameError(ValueError):
 class GreedyQwirkleBot:
     """Plays the highest-scoring Qwirkle placement; exchanges when it has only small ones.
 
+    Attributes:
+        game: The game it plays (the server's registry name).
+
     Args:
         exchange_threshold: Exchange instead of placing when the best placement scores at
             most this (and an exchange is legal); -1 never exchanges while it can place.
     """
+
+    game = "qwirkle"
 
     def __init__(self, *, exchange_threshold: int = DEFAULT_EXCHANGE_THRESHOLD) -> None:
         self.exchange_threshold = exchange_threshold

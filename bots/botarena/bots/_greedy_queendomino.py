@@ -69,7 +69,13 @@ _KIND = {
 
 
 class GreedyQueendominoBot:
-    """Plays the Queendomino move with the best immediate value (see the module docstring)."""
+    """Plays the Queendomino move with the best immediate value (see the module docstring).
+
+    Attributes:
+        game: The game it plays (the server's registry name).
+    """
+
+    game = "queendomino"
 
     def choose_move(
         self,

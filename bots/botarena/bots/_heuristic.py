@@ -55,7 +55,13 @@ def _skip(row: qwixx_pb2.QwixxRow, number: int) -> float:
 
 
 class HeuristicQwixxBot:
-    """Plays Qwixx by the rule of the module docstring."""
+    """Plays Qwixx by the rule of the module docstring.
+
+    Attributes:
+        game: The game it plays (the server's registry name).
+    """
+
+    game = "qwixx"
 
     def choose_move(
         self,

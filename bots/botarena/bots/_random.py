@@ -13,8 +13,8 @@ __all__ = ["RandomBot"]
 class RandomBot:
     """Plays a uniformly random legal move; the seeded ``rng`` makes it reproducible.
 
-    It knows no rules, so it plays every game the server offers (a Qwirkle exchange of
-    any subset of the rack counts as one move among the placements, so it exchanges often).
+    It knows no rules, so it plays every game the server offers (where every subset of a
+    hand may be exchanged, each subset counts as one move, so it exchanges often).
     """
 
     def choose_move(

@@ -1,17 +1,40 @@
-"""The built-in bots by name, for the match runner and for ``get_bot``."""
+"""The built-in bots by name, for the match runner and for ``get_bot``.
+
+The one place that names the game-specific bots: each declares its ``game`` (a registry
+name of the server's games), and the lists of games below derive from them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from botarena.bots._dispatch import GREEDY_GAMES, GreedyBot
+from botarena.bots._dispatch import ByGameBot
+from botarena.bots._greedy import GreedyQwirkleBot
+from botarena.bots._greedy_queendomino import GreedyQueendominoBot
 from botarena.bots._heuristic import HeuristicQwixxBot
 from botarena.bots._random import RandomBot
 from botarena.clients import Bot
 
-__all__ = ["BUILTIN_BOTS", "BuiltinBot", "get_bot"]
+__all__ = ["BUILTIN_BOTS", "GREEDY_GAMES", "BuiltinBot", "GreedyBot", "get_bot"]
+
+_GREEDY_BOTS: Mapping[str, Callable[[], Bot]] = MappingProxyType(
+    {bot.game: bot for bot in (GreedyQwirkleBot, GreedyQueendominoBot)}
+)
+GREEDY_GAMES = frozenset(_GREEDY_BOTS)
+"""The games (registry names, equal to the view's oneof case) a greedy bot exists for."""
+_HEURISTIC_GAMES = frozenset({HeuristicQwixxBot.game})
+
+
+def _titles(games: Iterable[str]) -> str:
+    return ", ".join(game.title() for game in games)
+
+
+class GreedyBot(ByGameBot):
+    """Hands every decision to the greedy bot of the match's game (see ``GREEDY_GAMES``)."""
+
+    def __init__(self) -> None:
+        super().__init__(_GREEDY_BOTS, kind="greedy")
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,7 +44,7 @@ class BuiltinBot:
     Attributes:
         name: The name the runner accepts (``--bot greedy``).
         summary: One line for listings.
-        games: The games it plays (registry names, such as ``"qwirkle"``); ``None`` means
+        games: The games it plays (registry names of the server's games); ``None`` means
             every game.
         factory: Returns a new instance.
         module: Run ``python -m <module> --server ... --token ...`` to play it
@@ -52,15 +75,16 @@ BUILTIN_BOTS: Mapping[str, BuiltinBot] = MappingProxyType(
             ),
             BuiltinBot(
                 name="greedy",
-                summary="the best immediate score gain (Qwirkle, Queendomino)",
+                summary=f"the best immediate score gain ({_titles(_GREEDY_BOTS)})",
                 games=GREEDY_GAMES,
                 factory=GreedyBot,
                 module="botarena.bots.greedy",
             ),
             BuiltinBot(
                 name="heuristic",
-                summary="marks what skips little, avoids penalties, locks when ahead (Qwixx)",
-                games=frozenset({"qwixx"}),
+                summary="marks what skips little, avoids penalties, locks when ahead "
+                f"({_titles(_HEURISTIC_GAMES)})",
+                games=_HEURISTIC_GAMES,
                 factory=HeuristicQwixxBot,
                 module="botarena.bots.heuristic",
             ),

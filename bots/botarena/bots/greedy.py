@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from botarena.bots._dispatch import GreedyBot
+from botarena.bots._registry import GreedyBot
 from botarena.clients import bot_main
 
 __all__ = ["main"]

@@ -82,8 +82,8 @@ class Bot(Protocol):
         Args:
             view: What the seat sees now (the history is not included: the stream is the
                 history; keep what you need from earlier calls or the hooks).
-            legal_moves: Every legal move, never empty; Qwirkle placements carry their
-                ``score``. Returning one of them is always legal.
+            legal_moves: Every legal move, never empty, with the annotations the game
+                puts on them (a placement's ``score``). Returning one is always legal.
             rng: The bot's seeded random source; use it for every random choice so that
                 a seed reproduces the bot's play.
 
@@ -266,7 +266,7 @@ class _SeatPlayer:
         self.last_version = 0
         # The version of the last entry that closed one of this seat's decisions (its own
         # move, applied by itself or by the timeout policy, or its forfeit). Other seats'
-        # entries do not: in a simultaneous decision (Qwixx's action 1) they arrive while
+        # entries do not: in a simultaneous decision (every seat at once) they arrive while
         # this seat's decision is still open, and the server accepts the answer.
         self.own_version = 0
         self.finished = False

@@ -16,6 +16,7 @@ from rich.table import Table
 
 from botarena.clients._bot import Bot
 from botarena.clients._ladder import AsyncLadderClient, run_ladder_bot
+from botarena.server.service import PLUGINS
 from botarena.v1 import ladder_pb2, match_pb2
 
 __all__ = ["add_ladder_arguments", "ladder_console", "leaderboard_table", "run_ladder_command"]
@@ -24,10 +25,15 @@ _ADMIN_TOKEN_ENV = "BOTARENA_ADMIN_TOKEN"
 _SECRET_ENV = "BOTARENA_BOT_SECRET"
 
 
+_GAMES = {plugin.name: plugin.proto_game for plugin in PLUGINS}
+_DEFAULT_GAME = PLUGINS[0].name
+_GAME_HELP = f"{', '.join(_GAMES)} (default %(default)s)"
+
+
 def _game(name: str) -> match_pb2.Game.ValueType:
     try:
-        return match_pb2.Game.Value(f"GAME_{name.upper()}")
-    except ValueError:
+        return _GAMES[name.lower()]
+    except KeyError:
         raise argparse.ArgumentTypeError(f"unknown game {name!r}") from None
 
 
@@ -49,17 +55,17 @@ def add_ladder_arguments(parser: argparse.ArgumentParser) -> None:
     register = command("register", "register a bot and print its secret (shown only once)")
     register.add_argument("--name", required=True, help="the bot's display name")
     register.add_argument("--owner", default="", help="who runs the bot")
-    register.add_argument("--game", type=_game, default="qwirkle", help="default %(default)s")
+    register.add_argument("--game", type=_game, default=_DEFAULT_GAME, help=_GAME_HELP)
     _add_admin_token(register)
     board = command("leaderboard", "show a game's leaderboard")
-    board.add_argument("--game", type=_game, default="qwirkle", help="default %(default)s")
+    board.add_argument("--game", type=_game, default=_DEFAULT_GAME, help=_GAME_HELP)
     matches = command("matches", "show a bot's recent matches")
     matches.add_argument("bot", help="the bot: bots/ID, or its display name with --game")
-    matches.add_argument("--game", type=_game, default="qwirkle", help="default %(default)s")
+    matches.add_argument("--game", type=_game, default=_DEFAULT_GAME, help=_GAME_HELP)
     matches.add_argument("--limit", type=int, default=20, help="default %(default)s")
     resume = command("resume", "un-pause a paused bot so it is scheduled again")
     resume.add_argument("bot", help="the bot: bots/ID, or its display name with --game")
-    resume.add_argument("--game", type=_game, default="qwirkle", help="default %(default)s")
+    resume.add_argument("--game", type=_game, default=_DEFAULT_GAME, help=_GAME_HELP)
     _add_admin_token(resume)
     connect = command("connect", "play a built-in bot on the ladder until interrupted")
     connect.add_argument("--bot", required=True, help="a built-in bot (random, greedy, ...)")

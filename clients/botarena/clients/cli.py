@@ -15,11 +15,8 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from botarena.server.games.queendomino import BuildingTable
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 __all__ = ["main"]
 
@@ -58,12 +55,7 @@ def _parser() -> argparse.ArgumentParser:
         help="JSON lines, console, or auto: JSON unless stdout is a terminal",
     )
     serve.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info")
-    serve.add_argument(
-        "--queendomino-buildings",
-        metavar="PATH",
-        help="a building table in the shape of the shipped buildings.json, replacing it for "
-        "every Queendomino match (README: Queendomino)",
-    )
+    _add_operator_options(serve)
     _add_admission_arguments(serve)
     ladder_options = serve.add_argument_group("ladder")
     ladder_options.add_argument(
@@ -111,6 +103,31 @@ def _parser() -> argparse.ArgumentParser:
     )
     add_ladder_arguments(ladder)
     return parser
+
+
+def _add_operator_options(serve: argparse.ArgumentParser) -> None:
+    """Add every game's operator options (``PLUGINS``), such as a table of its components."""
+    from botarena.server.service import operator_options
+
+    for _, option in operator_options():
+        serve.add_argument(option.flag, metavar=option.metavar, help=option.help)
+
+
+def _load_operator_options(args: argparse.Namespace) -> dict[str, object]:
+    """Return every game's operator option loaded (the shipped default when not given).
+
+    Raises:
+        ValueError: An option's file is unreadable or invalid; the message names the flag.
+    """
+    from botarena.server.service import operator_options
+
+    values: dict[str, object] = {}
+    for _, option in operator_options():
+        try:
+            values[option.dest] = option.load(getattr(args, option.dest))
+        except ValueError as error:
+            raise ValueError(f"{option.flag}: {error}") from None
+    return values
 
 
 def _add_admission_arguments(serve: argparse.ArgumentParser) -> None:
@@ -176,7 +193,7 @@ def _admission_limits(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _ladder(args: argparse.Namespace, store: Any, buildings: BuildingTable) -> Any:
+def _ladder(args: argparse.Namespace, store: Any, options: Mapping[str, object]) -> Any:
     """Return the ladder ``serve --ladder`` asks for, on the server's database, or None."""
     if not args.ladder:
         return None
@@ -190,13 +207,11 @@ def _ladder(args: argparse.Namespace, store: Any, buildings: BuildingTable) -> A
         pause_after=args.ladder_pause_after,
         move_time_limit=args.ladder_move_time,
     )
-    manager = durable_manager(
-        store, config_overrides(queendomino_buildings=buildings), **_admission_limits(args)
-    )
+    manager = durable_manager(store, config_overrides(options), **_admission_limits(args))
     return Ladder(manager, LadderStore(store.connection), settings)
 
 
-async def _serve(args: argparse.Namespace, buildings: BuildingTable) -> int:
+async def _serve(args: argparse.Namespace, options: Mapping[str, object]) -> int:
     import structlog
 
     from botarena.server.service import create_server
@@ -214,12 +229,12 @@ async def _serve(args: argparse.Namespace, buildings: BuildingTable) -> int:
     logger.info("database", database=path, schema_version=store.schema_version)
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     try:
-        ladder = _ladder(args, store, buildings)
+        ladder = _ladder(args, store, options)
         server, bound = await create_server(
             address,
             admin_token=admin_token,
             store=None if ladder is not None else store,
-            queendomino_buildings=buildings,
+            operator_options=options,
             ladder=ladder,
             **({} if ladder is not None else _admission_limits(args)),
         )
@@ -263,17 +278,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_match(args, BUILTIN_BOTS)
     if args.command == "serve":
-        from botarena.server.games.queendomino import load_buildings as load_queendomino_buildings
         from botarena.server.service import configure_logging
 
         json = {"auto": None, "json": True, "console": False}[args.log_format]
         configure_logging(level=getattr(logging, args.log_level.upper()), json=json)
         try:
-            buildings = load_queendomino_buildings(args.queendomino_buildings)
+            options = _load_operator_options(args)
         except ValueError as error:
-            print(f"botarena serve: --queendomino-buildings: {error}", file=sys.stderr)
+            print(f"botarena serve: {error}", file=sys.stderr)
             return 2
-        return asyncio.run(_serve(args, buildings))
+        return asyncio.run(_serve(args, options))
     if args.command == "ladder":
         from botarena.bots import BUILTIN_BOTS
         from botarena.clients._ladder_cli import run_ladder_command

@@ -8,7 +8,7 @@ The server is the production one (``botarena.server.service.create_server``) on
 
     def test_my_bot_finishes_a_match() -> None:
         with start_server() as address, MatchClient(target=address) as client:
-            created = client.create_match(MatchConfig(game=GAME_QWIRKLE, seed=7))
+            created = client.create_match(MatchConfig(game=MY_GAME, seed=7))
             ...
 
 :func:`start_server` runs the server's event loop on a background thread, so blocking

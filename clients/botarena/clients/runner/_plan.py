@@ -68,10 +68,10 @@ class SeedKey:
     without the key, a label says nothing about the seeds, and one seed says nothing
     about another (the bots' seeds do not reveal the deal either).
 
-    >>> key = SeedKey("k", "qwirkle")
-    >>> key.engine_seed(7) == SeedKey("k", "qwirkle").engine_seed(7)
+    >>> key = SeedKey("k", "some-game")
+    >>> key.engine_seed(7) == SeedKey("k", "some-game").engine_seed(7)
     True
-    >>> len({key.engine_seed(7), key.engine_seed(8), SeedKey("other", "qwirkle").engine_seed(7)})
+    >>> len({key.engine_seed(7), key.engine_seed(8), SeedKey("other", "some-game").engine_seed(7)})
     3
 
     Attributes:
@@ -180,7 +180,7 @@ def plan_games(seats: int, games: int, first_label: int, key: SeedKey) -> list[G
     every rotation of the lineup with one engine seed (``games`` is rounded up to whole
     rotation sets).
 
-    >>> plans = plan_games(2, 4, 7, SeedKey("k", "qwirkle"))
+    >>> plans = plan_games(2, 4, 7, SeedKey("k", "some-game"))
     >>> [(plan.label, plan.lineup_at_seat) for plan in plans]
     [(7, (0, 1)), (7, (1, 0)), (8, (0, 1)), (8, (1, 0))]
     >>> plans[0].seed == plans[1].seed != plans[2].seed

@@ -48,6 +48,7 @@ from botarena.clients._main import ENV_MATCH, ENV_SEED, ENV_SERVER, ENV_TOKEN
 from botarena.clients._retry import Retry, RetryPolicy, call_with_retry, is_retryable
 from botarena.clients.runner._plan import BotSpec, GamePlan
 from botarena.clients.runner._results import GameRecord, SeatRecord
+from botarena.server.service import PLUGINS
 from botarena.v1 import match_pb2, match_service_pb2
 
 __all__ = [
@@ -64,12 +65,8 @@ __all__ = [
 
 REPLAY_SCHEMA_VERSION = 1
 
-GAMES: dict[str, match_pb2.Game.ValueType] = {
-    "qwirkle": match_pb2.GAME_QWIRKLE,
-    "qwixx": match_pb2.GAME_QWIXX,
-    "queendomino": match_pb2.GAME_QUEENDOMINO,
-}
-"""The games the runner can play, by registry name."""
+GAMES: dict[str, match_pb2.Game.ValueType] = {plugin.name: plugin.proto_game for plugin in PLUGINS}
+"""The games the runner can play, by registry name, in registry order (the server's)."""
 
 ENV_SEED_KEY = "BOTARENA_SEED_KEY"
 """Environment variable that may hold the run's seed key; never passed on to bots."""
@@ -132,7 +129,7 @@ class GameOptions:
     """How every game of a run is played.
 
     Attributes:
-        game: The game's registry name (``"qwirkle"``).
+        game: The game's registry name (a key of :data:`GAMES`).
         move_time_limit: Seconds per decision.
         time_bank: Seconds of time bank per seat.
         forfeit_on_timeout: Forfeit a seat that runs out of time, instead of playing the

@@ -64,6 +64,7 @@ from botarena.clients.runner._results import (
     results_table,
     summarise,
 )
+from botarena.server.service import operator_options
 
 __all__ = ["BuiltinBot", "add_match_arguments", "run_match"]
 
@@ -74,7 +75,9 @@ _EXIT_INTERRUPTED = 130
 
 def add_match_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``botarena match`` to ``parser``."""
-    parser.add_argument("--game", choices=sorted(GAMES), default="qwirkle", help="the game")
+    parser.add_argument(
+        "--game", choices=sorted(GAMES), default=next(iter(GAMES)), help="the game (%(default)s)"
+    )
     parser.add_argument(
         "--bot",
         action="append",
@@ -136,13 +139,13 @@ def add_match_arguments(parser: argparse.ArgumentParser) -> None:
         default=5.0,
         help="seconds a bot may take to exit after its match ended before it is killed",
     )
-    parser.add_argument(
-        "--queendomino-buildings",
-        type=Path,
-        metavar="PATH",
-        help="a building table replacing the shipped buildings.json in the embedded "
-        "server's Queendomino matches (README: Queendomino)",
-    )
+    for _, option in operator_options():
+        parser.add_argument(
+            option.flag,
+            type=Path,
+            metavar=option.metavar,
+            help=f"{option.help}; for the embedded server only",
+        )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -171,7 +174,7 @@ def _lineup(args: argparse.Namespace, builtin: Mapping[str, BuiltinBot]) -> list
 
 
 @contextlib.asynccontextmanager
-async def _server(address: str | None, buildings: object | None) -> AsyncIterator[str]:
+async def _server(address: str | None, operator_values: Mapping[str, object]) -> AsyncIterator[str]:
     if address:
         yield address
         return
@@ -187,32 +190,33 @@ async def _server(address: str | None, buildings: object | None) -> AsyncIterato
         "max_matches_per_caller": 0,
         "max_creates_per_minute": 0,
     }
-    if buildings is not None:
-        options["queendomino_buildings"] = buildings
+    if operator_values:
+        options["operator_options"] = operator_values
     async with start_server_async(**options) as embedded:
         yield embedded
 
 
-def _queendomino_buildings(args: argparse.Namespace) -> object | None:
-    """Return the embedded server's building table for a Queendomino run, else ``None``.
+def _operator_values(args: argparse.Namespace) -> dict[str, object]:
+    """Return the embedded server's operator options: those given, and the shipped
+    default of every option of the run's game, by ``OperatorOption.dest``.
 
     Loaded up front so that a bad file stops the run before anything starts.
     """
-    path: Path | None = args.queendomino_buildings
-    if path is not None and args.server:
-        raise SystemExit(
-            "botarena match: --queendomino-buildings configures the embedded server; "
-            "give it to `botarena serve` for --server"
-        )
-    if path is None and args.game != "queendomino":
-        return None
-    # Imported here: the runner loads the server's engine package only for its own server.
-    from botarena.server.games.queendomino import load_buildings
-
-    try:
-        return load_buildings(path)
-    except ValueError as error:
-        raise SystemExit(f"botarena match: --queendomino-buildings: {error}") from None
+    values: dict[str, object] = {}
+    for plugin, option in operator_options():
+        path: Path | None = getattr(args, option.dest)
+        if path is not None and args.server:
+            raise SystemExit(
+                f"botarena match: {option.flag} configures the embedded server; "
+                "give it to `botarena serve` for --server"
+            )
+        if path is None and args.game != plugin.name:
+            continue
+        try:
+            values[option.dest] = option.load(path)
+        except ValueError as error:
+            raise SystemExit(f"botarena match: {option.flag}: {error}") from None
+    return values
 
 
 def _standings(lineup: Sequence[BotSpec], records: Sequence[GameRecord]) -> str:
@@ -256,7 +260,7 @@ async def _play_all(
     factories: Mapping[str, Callable[[], Bot]],
     records: list[GameRecord],
     console: Console,
-    buildings: object | None,
+    operator_values: Mapping[str, object],
 ) -> tuple[int, BotFailedError | None]:
     """Play ``plans``; return the number of games that failed and a bot that failed the run."""
     failures = 0
@@ -269,7 +273,7 @@ async def _play_all(
         for index in plan.lineup_at_seat:
             first_game[lineup[index].name] = plan.number
     async with (
-        _server(args.server, buildings) as target,
+        _server(args.server, operator_values) as target,
         AsyncMatchClient(
             target=target, token=args.admin_token, channel_options=RECONNECT_CHANNEL_OPTIONS
         ) as client,
@@ -371,7 +375,7 @@ def run_match(
     # Off a terminal (CI logs, files) rich would wrap the table at 80 columns.
     console = console or Console(width=None if sys.stdout.isatty() else 150)
     _validate(args)
-    buildings = _queendomino_buildings(args)
+    operator_values = _operator_values(args)
     try:
         lineup = _lineup(args, builtin)
     except ValueError as error:
@@ -405,7 +409,7 @@ def run_match(
     try:
         factories = {name: bot.factory for name, bot in builtin.items()}
         failures, failed_run = asyncio.run(
-            _play_all(args, lineup, plans, options, factories, records, console, buildings)
+            _play_all(args, lineup, plans, options, factories, records, console, operator_values)
         )
     except KeyboardInterrupt:
         interrupted = True

@@ -1,4 +1,4 @@
-"""Pure rule engines, one subpackage per game, and the registry that names them.
+"""Pure rule engines, one subpackage per game, and the registry of engines by name.
 
 Everything here is deterministic and free of I/O: no grpc, no protobuf, no logging, no
 clock (DESIGN.md: Layers). See :mod:`botarena.server.games._core` for the protocol.
@@ -11,6 +11,7 @@ from types import MappingProxyType
 from typing import Any
 
 from botarena.server.games._core import (
+    GameInfo,
     GameOverError,
     IllegalMoveError,
     NotYourTurnError,
@@ -23,6 +24,7 @@ from botarena.server.games._random import random_below
 
 __all__ = [
     "GAMES",
+    "GameInfo",
     "GameOverError",
     "IllegalMoveError",
     "NotYourTurnError",
@@ -32,29 +34,35 @@ __all__ = [
     "get_rules",
     "random_below",
     "rank_by_score",
+    "register_rules",
 ]
 
 
-def _registry() -> Mapping[str, Rules[Any, Any, Any, Any]]:
-    # Games are imported here, not at module top, so that each game can import the shared
-    # vocabulary from this package without a cycle.
-    from botarena.server.games.queendomino import QUEENDOMINO
-    from botarena.server.games.qwirkle import QWIRKLE
-    from botarena.server.games.qwixx import QWIXX
+_GAMES: dict[str, Rules[Any, Any, Any, Any]] = {}
 
-    games: list[Rules[Any, Any, Any, Any]] = [QWIRKLE, QWIXX, QUEENDOMINO]
-    return MappingProxyType({rules.name: rules for rules in games})
+GAMES: Mapping[str, Rules[Any, Any, Any, Any]] = MappingProxyType(_GAMES)
+"""Every registered engine, by name: a read-only view that :func:`register_rules` fills.
+
+The server's game registry (``botarena.server.service.PLUGINS``) registers every game it
+hosts when the service layer is imported; this package names no game itself."""
 
 
-GAMES: Mapping[str, Rules[Any, Any, Any, Any]] = _registry()
-"""Every game the server offers, by name."""
+def register_rules(rules: Rules[Any, Any, Any, Any]) -> None:
+    """Register ``rules`` under its ``name``; registering the same engine again is a no-op.
+
+    Raises:
+        ValueError: Another engine is registered under that name.
+    """
+    known = _GAMES.setdefault(rules.name, rules)
+    if known is not rules:
+        raise ValueError(f"another engine is registered as game {rules.name!r}")
 
 
 def get_rules(name: str) -> Rules[Any, Any, Any, Any]:
     """Return the engine registered as ``name``.
 
     Raises:
-        KeyError: No such game; the message lists the games that exist.
+        KeyError: No game registered as ``name``; the message lists the games that are.
     """
     try:
         return GAMES[name]

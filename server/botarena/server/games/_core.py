@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Protocol, TypeAlias, TypeVar
 
 __all__ = [
+    "GameInfo",
     "GameOverError",
     "IllegalMoveError",
     "NotYourTurnError",
@@ -106,6 +107,23 @@ def rank_by_score(keys: Sequence[Sequence[int] | int]) -> tuple[int, ...]:
     """
     normalised = [tuple(key) if isinstance(key, Sequence) else (key,) for key in keys]
     return tuple(1 + sum(other > key for other in normalised) for key in normalised)
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """The static facts of a game, declared once in its package (OpenSpiel's ``GameInfo``).
+
+    Attributes:
+        name: The registry name, lowercase (``Rules.name``).
+        title: The name people read, capitalised.
+        min_seats: The smallest number of seats the game accepts.
+        max_seats: The largest number of seats the game accepts.
+    """
+
+    name: str
+    title: str
+    min_seats: int
+    max_seats: int
 
 
 class Rules(Protocol[ConfigT, StateT, MoveT, ViewT]):

@@ -2,8 +2,10 @@
 
 The engine protocol knows nothing of clocks or forfeits, so what the server plays for a
 seat that ran out of time, and how it reads the current scores of an unfinished match,
-are strategies kept here, one per game, and never engine code (style anchors B.5). A game
-without registered hooks gets :class:`GenericHooks`.
+are strategies kept here, one per game, and never engine code (style anchors B.5). Every
+game registers its hooks (the server's game registry does, at start-up); a game that needs
+no strategy of its own registers :class:`GenericHooks`, and asking for an unregistered
+game's hooks is an error, never a silent fallback.
 
 Fair play: a stand-in move is never stronger than a weak player. The generic one is a
 uniformly random legal move (the GGP convention), drawn by the match from a random source
@@ -49,7 +51,7 @@ class GameHooks:
         self, rules: Rules[Any, Any, Any, Any], state: Any, seat: Seat, move: object
     ) -> object:
         """Return ``move`` with the annotations the engine puts on its listed twin (a
-        Qwirkle placement's score); used when a stored log is replayed.
+        placement's score); used when a stored log is replayed.
 
         The generic version finds the twin among the legal moves (``move`` itself if
         there is none); a game may compute the annotation directly instead.
@@ -74,7 +76,7 @@ class GameHooks:
 
 
 class GenericHooks(GameHooks):
-    """The hooks of a game that registered none."""
+    """The hooks of a game that needs none of its own: a random stand-in, final scores."""
 
 
 _REGISTRY: dict[str, Callable[[], GameHooks]] = {}
@@ -86,19 +88,14 @@ def register_hooks(game: str, factory: Callable[[], GameHooks]) -> None:
 
 
 def hooks_for(game: str) -> GameHooks:
-    """Return the hooks registered for ``game``, else :class:`GenericHooks`."""
+    """Return new hooks of ``game``, as registered.
+
+    Raises:
+        LookupError: No hooks are registered for ``game`` (a game that needs none
+            registers :class:`GenericHooks`); the message lists the games that have some.
+    """
     factory = _REGISTRY.get(game)
-    if factory is None and game == "qwirkle":
-        # Imported on first use: the engine package loads only when a match needs it.
-        from botarena.server.match._qwirkle import QwirkleHooks
-
-        factory = _REGISTRY.setdefault(game, QwirkleHooks)
-    elif factory is None and game == "qwixx":
-        from botarena.server.match._qwixx import QwixxHooks
-
-        factory = _REGISTRY.setdefault(game, QwixxHooks)
-    elif factory is None and game == "queendomino":
-        from botarena.server.match._queendomino import QueendominoHooks
-
-        factory = _REGISTRY.setdefault(game, QueendominoHooks)
-    return factory() if factory is not None else GenericHooks()
+    if factory is None:
+        known = ", ".join(sorted(_REGISTRY)) or "none"
+        raise LookupError(f"no match hooks registered for game {game!r}; registered: {known}")
+    return factory()

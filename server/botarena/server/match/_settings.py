@@ -121,7 +121,7 @@ class MatchSettings:
     """Everything a match is created with, every default filled in.
 
     Attributes:
-        game: The registry name of the game (``"qwirkle"``).
+        game: The registry name of the game (``botarena.server.games.GAMES``).
         seat_count: Number of seats.
         seed: The seed all the match's randomness derives from.
         game_config: The engine's own configuration object.

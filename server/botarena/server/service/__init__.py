@@ -1,14 +1,22 @@
 """The gRPC layer: servicers, seat authentication, error mapping, health and reflection.
 
 The only server package that imports grpc (DESIGN.md: Layers). ``create_server`` starts
-a ``grpc.aio`` server for a :class:`~botarena.server.match.MatchManager`.
+a ``grpc.aio`` server for a :class:`~botarena.server.match.MatchManager`; ``PLUGINS`` is
+the one registry of the games it hosts (docs/adding-a-game.md).
 """
 
 from __future__ import annotations
 
-from botarena.server.service._convert import ConfigOverrides, config_overrides
 from botarena.server.service._errors import DOMAIN, status_of
 from botarena.server.service._logging import configure_logging
+from botarena.server.service._plugin import GamePlugin, OperatorOption, PluginError, check_plugins
+from botarena.server.service._registry import (
+    PLUGINS,
+    ConfigOverrides,
+    config_overrides,
+    operator_options,
+    plugin_for,
+)
 from botarena.server.service._server import (
     MAX_PENDING_CALLS,
     MAX_RECEIVE_MESSAGE_BYTES,
@@ -23,11 +31,18 @@ __all__ = [
     "MAX_PENDING_CALLS",
     "MAX_RECEIVE_MESSAGE_BYTES",
     "MAX_SEND_MESSAGE_BYTES",
+    "PLUGINS",
     "ConfigOverrides",
+    "GamePlugin",
     "MatchServicer",
+    "OperatorOption",
+    "PluginError",
+    "check_plugins",
     "config_overrides",
     "configure_logging",
     "create_server",
     "durable_manager",
+    "operator_options",
+    "plugin_for",
     "status_of",
 ]

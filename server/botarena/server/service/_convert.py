@@ -9,8 +9,8 @@ from __future__ import annotations
 import dataclasses
 import re
 import secrets
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeAlias
+from collections.abc import Sequence
+from typing import Any
 
 from google.protobuf.message import DecodeError
 
@@ -28,6 +28,7 @@ from botarena.server.match import (
     TimeControl,
     TimeoutPolicy,
 )
+from botarena.server.service._registry import ConfigOverrides
 from botarena.server.service.codecs import (
     GameCodec,
     codec_for_game,
@@ -41,15 +42,10 @@ from botarena.server.service.codecs import (
 from botarena.server.store import StoredMatch, StoredResult
 from botarena.v1 import match_pb2, match_service_pb2
 
-if TYPE_CHECKING:
-    from botarena.server.games.queendomino import BuildingTable
-
 __all__ = [
     "ABANDONED",
     "MAX_ID_LENGTH",
-    "ConfigOverrides",
     "EventEncoder",
-    "config_overrides",
     "decode_settings",
     "default_config",
     "encode_decision",
@@ -110,18 +106,6 @@ def check_request_id(field: str, request_id: str, min_length: int = 0) -> str:
     if request_id and len(request_id) < min_length:
         raise InvalidRequestError(field, f"shorter than {min_length} characters; use a random UUID")
     return request_id
-
-
-ConfigOverrides: TypeAlias = Mapping[str, Mapping[str, object]]
-"""Per game registry name, fields of the engine's default config that a server replaces
-for every match it creates or recovers (``{"queendomino": {"buildings": table}}``)."""
-
-
-def config_overrides(*, queendomino_buildings: BuildingTable | None = None) -> ConfigOverrides:
-    """Return a server's overrides from its operator options (README: Queendomino)."""
-    if queendomino_buildings is None:
-        return {}
-    return {"queendomino": {"buildings": queendomino_buildings}}
 
 
 def default_config(rules: Rules[Any, Any, Any, Any], overrides: ConfigOverrides) -> object:
@@ -408,7 +392,7 @@ class EventEncoder:
         event = match_pb2.MatchEvent(state_version=item.state_version)
         set_timestamp(event.time, entry.time)
         if entry.kind is EventKind.MOVE_APPLIED:
-            # RULES.md (Qwirkle): after the match ends the full log may be public.
+            # RULES.md: a seat's hidden moves may be public once the match ends.
             redact = self._viewer != entry.seat and not match.finished
             applied = match_pb2.MoveApplied(
                 seat=entry.seat or 0,

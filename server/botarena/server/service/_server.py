@@ -4,8 +4,8 @@ LadderService), health and reflection."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import grpc
 import structlog
@@ -14,7 +14,6 @@ from grpc_reflection.v1alpha import reflection
 
 from botarena.server.ladder import Ladder
 from botarena.server.match import MatchManager
-from botarena.server.service._convert import ConfigOverrides, config_overrides
 from botarena.server.service._handlers import (
     LADDER_SERVICE_NAME,
     SERVICE_NAME,
@@ -22,12 +21,10 @@ from botarena.server.service._handlers import (
     match_service_handler,
 )
 from botarena.server.service._ladder import LadderServicer
+from botarena.server.service._registry import ConfigOverrides, config_overrides, operator_options
 from botarena.server.service._servicer import MatchServicer
 from botarena.server.service._storage import ProtobufMatchCodec
 from botarena.server.store import Store
-
-if TYPE_CHECKING:
-    from botarena.server.games.queendomino import BuildingTable
 
 __all__ = [
     "DURABLE_FINISHED_MATCHES",
@@ -61,7 +58,7 @@ on one channel drain in ~6 s on 2 cores, well before grpc drops a call that has 
 
 DURABLE_FINISHED_MATCHES = 256
 """Finished matches a durable server keeps in memory (bench/bench_flood.py: a full GC pass
-over 200 held Qwirkle matches took ~350 ms)."""
+over 200 held matches of tile placements took ~350 ms)."""
 
 
 def durable_manager(
@@ -90,7 +87,7 @@ async def create_server(
     manager: MatchManager | None = None,
     store: Store | None = None,
     admin_token: str | None = None,
-    queendomino_buildings: BuildingTable | None = None,
+    operator_options: Mapping[str, object] | None = None,
     ladder: Ladder | None = None,
     max_receive_message_bytes: int = MAX_RECEIVE_MESSAGE_BYTES,
     max_send_message_bytes: int = MAX_SEND_MESSAGE_BYTES,
@@ -108,11 +105,11 @@ async def create_server(
             unfinished matches are recovered before the server starts. ``None`` (the
             default) keeps matches in memory only. The caller closes it after ``stop``.
         admin_token: When set, CreateMatch and RegisterBot require it.
-        queendomino_buildings: The building table of every Queendomino match, created
-            or recovered (the operator's ``--queendomino-buildings``, validated by
-            ``load_buildings``). When given, the server logs one warning at start naming
-            the table's unknown values replaced by stand-ins, if any. ``None``: the
-            shipped table, silently.
+        operator_options: The loaded values of games' operator options, by
+            ``OperatorOption.dest`` (``PLUGINS``), applied to every match of their game,
+            created or recovered; each given value is announced once at start (a building
+            table logs the unknown values it replaced by stand-ins). Absent: the shipped
+            defaults, silently.
         ladder: Serve the LadderService for this ladder, which is started here and
             closed when the server stops; its manager serves the matches (``manager``
             must then be unset or the same).
@@ -129,7 +126,7 @@ async def create_server(
     Raises:
         RuntimeError: The address cannot be bound.
     """
-    overrides = config_overrides(queendomino_buildings=queendomino_buildings)
+    overrides = config_overrides(operator_options)
     if ladder is not None:
         if manager is not None and manager is not ladder.manager:
             raise ValueError("the ladder runs its matches on another manager")
@@ -154,8 +151,7 @@ async def create_server(
             ("grpc.server.max_pending_requests_hard_limit", 2 * max_pending_calls),
         ]
     )
-    if queendomino_buildings is not None:
-        _warn_stand_ins(queendomino_buildings)
+    _announce(operator_options or {})
     servicer = MatchServicer(manager, admin_token=admin_token, config_overrides=overrides)
     server.add_generic_rpc_handlers((match_service_handler(servicer),))
     services = [SERVICE_NAME]
@@ -199,15 +195,9 @@ async def create_server(
     return server, port
 
 
-def _warn_stand_ins(table: BuildingTable) -> None:
-    """Log one warning naming the building fields that were unknown (README: Queendomino)."""
-    warning = table.warning()
-    if warning is None:
-        return
-    _logger.warning(
-        "queendomino buildings use stand-in values",
-        source=table.source,
-        defaulted=[f"{d.name} (id {d.building_id}) {d.field}" for d in table.defaulted],
-        detail=warning,
-        override="--queendomino-buildings PATH",
-    )
+def _announce(values: Mapping[str, object]) -> None:
+    """Announce every given operator option's value (a warning about stand-ins, say)."""
+    for _, option in operator_options():
+        value = values.get(option.dest)
+        if value is not None and option.announce is not None:
+            option.announce(value)

@@ -32,7 +32,6 @@ from botarena.server.match import (
 from botarena.server.service._auth import bearer_token, caller_of, require_admin
 from botarena.server.service._convert import (
     ABANDONED,
-    ConfigOverrides,
     EventEncoder,
     check_request_id,
     decode_settings,
@@ -44,6 +43,7 @@ from botarena.server.service._convert import (
     match_id_of,
 )
 from botarena.server.service._errors import handle_errors, handle_stream_errors
+from botarena.server.service._registry import ConfigOverrides
 from botarena.server.service.codecs import (
     GameCodec,
     add_legal_moves,
@@ -82,8 +82,8 @@ class MatchServicer:
         manager: The matches.
         admin_token: When set, CreateMatch requires it as the bearer token.
         config_overrides: Per game registry name, fields of the engine's default config
-            that this server replaces (``{"queendomino": {"buildings": table}}``, the
-            operator's building table); every match of that game starts from them.
+            that this server replaces (``config_overrides``: the operator options of
+            ``PLUGINS``); every match of that game starts from them.
     """
 
     def __init__(

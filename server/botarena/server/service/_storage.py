@@ -14,11 +14,11 @@ from google.protobuf.message import DecodeError
 from botarena.server.games import Rules
 from botarena.server.match import MatchSettings
 from botarena.server.service._convert import (
-    ConfigOverrides,
     decode_settings,
     default_config,
     encode_settings,
 )
+from botarena.server.service._registry import ConfigOverrides
 from botarena.server.service.codecs import codec_for_game
 from botarena.v1 import match_pb2
 
@@ -30,8 +30,8 @@ class ProtobufMatchCodec:
 
     Args:
         config_overrides: Per game registry name, fields of the engine's default config
-            that the server replaces for every match (the operator's Queendomino building
-            table), as the servicer does when it creates one: a recovered match keeps
+            that the server replaces for every match (the operator options of
+            ``PLUGINS``), as the servicer does when it creates one: a recovered match keeps
             playing with them.
     """
 

@@ -26,6 +26,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from botarena.server.games._core import (
+    GameInfo,
     GameOverError,
     IllegalMoveError,
     NotYourTurnError,
@@ -161,25 +162,34 @@ def _player_score(state: QueendominoState, seat: Seat, *, final: bool) -> int:
     ).total
 
 
+INFO = GameInfo(name="queendomino", title="Queendomino", min_seats=2, max_seats=4)
+"""Queendomino's static facts: 2 to 4 seats (RULES.md: 2-4 players without Kingdomino)."""
+
+
 class QueendominoRules:
     """The rules of Queendomino (RULES.md), as a stateless engine; use :data:`QUEENDOMINO`."""
 
     __slots__ = ()
 
     @property
+    def info(self) -> GameInfo:
+        """The game's static facts (:data:`INFO`)."""
+        return INFO
+
+    @property
     def name(self) -> str:
-        """The registry name, ``"queendomino"``."""
-        return "queendomino"
+        """The registry name (:data:`INFO`)."""
+        return INFO.name
 
     @property
     def min_seats(self) -> int:
-        """Two seats at least (RULES.md: 2-4 players)."""
-        return 2
+        """The fewest seats (:data:`INFO`)."""
+        return INFO.min_seats
 
     @property
     def max_seats(self) -> int:
-        """Four seats at most (RULES.md: 2-4 players without Kingdomino)."""
-        return 4
+        """The most seats (:data:`INFO`)."""
+        return INFO.max_seats
 
     def default_config(self) -> QueendominoConfig:
         """Return the default configuration: the shipped buildings, the default readings."""

@@ -21,6 +21,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from botarena.server.games._core import (
+    GameInfo,
     GameOverError,
     IllegalMoveError,
     NotYourTurnError,
@@ -75,25 +76,34 @@ def _reject(reason: QwirkleReason, message: str) -> IllegalMoveError:
     return IllegalMoveError(reason, message)
 
 
+INFO = GameInfo(name="qwirkle", title="Qwirkle", min_seats=2, max_seats=4)
+"""Qwirkle's static facts: 2 to 4 seats (RULES.md: Components, ruling)."""
+
+
 class QwirkleRules:
     """The rules of Qwirkle (RULES.md), as a stateless engine; use :data:`QWIRKLE`."""
 
     __slots__ = ()
 
     @property
+    def info(self) -> GameInfo:
+        """The game's static facts (:data:`INFO`)."""
+        return INFO
+
+    @property
     def name(self) -> str:
-        """The registry name, ``"qwirkle"``."""
-        return "qwirkle"
+        """The registry name (:data:`INFO`)."""
+        return INFO.name
 
     @property
     def min_seats(self) -> int:
-        """Two seats at least (RULES.md: Components, ruling)."""
-        return 2
+        """The fewest seats (:data:`INFO`)."""
+        return INFO.min_seats
 
     @property
     def max_seats(self) -> int:
-        """Four seats at most (RULES.md: Components, ruling)."""
-        return 4
+        """The most seats (:data:`INFO`)."""
+        return INFO.max_seats
 
     def default_config(self) -> QwirkleConfig:
         """Return the (empty) default configuration."""

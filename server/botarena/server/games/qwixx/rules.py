@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from botarena.server.games._core import (
+    GameInfo,
     GameOverError,
     IllegalMoveError,
     NotYourTurnError,
@@ -156,25 +157,34 @@ def _close_rows(
     return state.locked_rows.union(lockers), dice
 
 
+INFO = GameInfo(name="qwixx", title="Qwixx", min_seats=2, max_seats=5)
+"""Qwixx's static facts: 2 to 5 seats (RULES.md: Components)."""
+
+
 class QwixxRules:
     """The rules of Qwixx (RULES.md), as a stateless engine; use :data:`QWIXX`."""
 
     __slots__ = ()
 
     @property
+    def info(self) -> GameInfo:
+        """The game's static facts (:data:`INFO`)."""
+        return INFO
+
+    @property
     def name(self) -> str:
-        """The registry name, ``"qwixx"``."""
-        return "qwixx"
+        """The registry name (:data:`INFO`)."""
+        return INFO.name
 
     @property
     def min_seats(self) -> int:
-        """Two seats at least (RULES.md: Components)."""
-        return 2
+        """The fewest seats (:data:`INFO`)."""
+        return INFO.min_seats
 
     @property
     def max_seats(self) -> int:
-        """Five seats at most (RULES.md: Components)."""
-        return 5
+        """The most seats (:data:`INFO`)."""
+        return INFO.max_seats
 
     def default_config(self) -> QwixxConfig:
         """Return the (empty) default configuration."""

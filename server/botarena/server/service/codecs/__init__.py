@@ -17,6 +17,7 @@ from botarena.server.service.codecs._base import (
     duration_seconds,
     encode_varint,
     field_tag,
+    register_codec,
     set_duration,
     set_timestamp,
 )
@@ -30,6 +31,7 @@ __all__ = [
     "duration_seconds",
     "encode_varint",
     "field_tag",
+    "register_codec",
     "set_duration",
     "set_timestamp",
 ]

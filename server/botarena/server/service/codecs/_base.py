@@ -1,4 +1,6 @@
-"""The codec protocol, the codec registry and shared scalar conversions."""
+"""The codec protocol, the codecs by game and shared scalar conversions.
+
+The game registry (``botarena.server.service._registry``) registers every game's codec."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ __all__ = [
     "duration_seconds",
     "encode_varint",
     "field_tag",
+    "register_codec",
     "serialized_view",
     "set_duration",
     "set_timestamp",
@@ -33,7 +36,7 @@ class GameCodec(Protocol):
 
     @property
     def game(self) -> str:
-        """The engine's registry name (``"qwirkle"``)."""
+        """The engine's registry name (``Rules.name``)."""
         ...
 
     @property
@@ -43,7 +46,7 @@ class GameCodec(Protocol):
 
     @property
     def oneof_case(self) -> str:
-        """The game's case name in the envelopes' oneofs (``"qwirkle"``)."""
+        """The game's case name in the envelopes' oneofs (the game's name)."""
         ...
 
     def decode_config(self, config: match_pb2.MatchConfig, default: object) -> object:
@@ -157,45 +160,40 @@ class LegalMoveCache:
         return b"".join([self._entry(field_number, move) for move in moves])
 
 
-def _codecs() -> tuple[GameCodec, ...]:
-    # Imported here: each game's codec imports its engine, and this module is imported
-    # by the codec modules themselves.
-    from botarena.server.service.codecs.queendomino import QueendominoCodec
-    from botarena.server.service.codecs.qwirkle import QwirkleCodec
-    from botarena.server.service.codecs.qwixx import QwixxCodec
-
-    return (QwirkleCodec(), QwixxCodec(), QueendominoCodec())
-
-
 _BY_GAME: dict[str, GameCodec] = {}
 _BY_PROTO: dict[int, GameCodec] = {}
 
 
-def _load() -> None:
-    if not _BY_GAME:
-        for codec in _codecs():
-            _BY_GAME[codec.game] = codec
-            _BY_PROTO[int(codec.proto_game)] = codec
+def register_codec(codec: GameCodec) -> None:
+    """Register ``codec`` under its game's name and ``botarena.v1.Game`` value.
+
+    Raises:
+        ValueError: Another codec is registered for that game or proto value.
+    """
+    by_game = _BY_GAME.get(codec.game, codec)
+    by_proto = _BY_PROTO.get(int(codec.proto_game), codec)
+    if by_game is not codec or by_proto is not codec:
+        raise ValueError(f"another codec is registered for game {codec.game!r}")
+    _BY_GAME[codec.game] = codec
+    _BY_PROTO[int(codec.proto_game)] = codec
 
 
 def codec_for_game(game: str) -> GameCodec:
-    """Return the codec of the engine registered as ``game``.
+    """Return the codec registered for the engine named ``game``.
 
     Raises:
         KeyError: No codec for that game.
     """
-    _load()
     return _BY_GAME[game]
 
 
 def codec_for_proto(game: int) -> GameCodec:
-    """Return the codec of a ``botarena.v1.Game`` value.
+    """Return the codec registered for a ``botarena.v1.Game`` value.
 
     Raises:
         InvalidRequestError: ``MALFORMED_REQUEST`` for ``GAME_UNSPECIFIED``,
             ``UNKNOWN_GAME`` for a game the server does not host.
     """
-    _load()
     if game == match_pb2.GAME_UNSPECIFIED:
         raise InvalidRequestError("config.game", "required")
     codec = _BY_PROTO.get(game)
