@@ -10,10 +10,9 @@ move, a forfeit, the finish) adds one, so a stream resumes after any version it 
 without gaps or repeats.
 
 Clocks: a decision starts when the seat enters ``to_act`` (or, after its own move, stays
-in it). It may take ``move_time_limit`` seconds, then draws on the seat's time bank; its
-deadline is ``start + move_time_limit + bank``. A decision the seat makes itself adds
-``increment`` to its bank. Overdue decisions are settled by :meth:`Match.expire`, which
-every command calls first, so a late move never beats its own timeout.
+in it); :mod:`._clock` holds the rules of its deadline and of the bank it leaves. Overdue
+decisions are settled by :meth:`Match.expire`, which every command calls first, so a late
+move never beats its own timeout.
 
 Fair play (docs/decisions.md): a stand-in move is a weak one (``GameHooks.stand_in_move``,
 drawn from a random source seeded by the match seed and the state version, so replays
@@ -35,6 +34,7 @@ from enum import StrEnum
 from typing import Any, TypeVar
 
 from botarena.server.games import IllegalMoveError, Rules, Seat, random_below
+from botarena.server.match._clock import DecisionClock, DecisionEnd, PendingDecision
 from botarena.server.match._errors import (
     IllegalMoveRejectedError,
     MatchError,
@@ -157,33 +157,6 @@ class LogEntry:
     request_id: str | None = None
 
 
-@dataclass(slots=True)
-class PendingDecision:
-    """A decision the match is waiting for.
-
-    Attributes:
-        decision_id: Unique within the match; a new decision gets a new id.
-        seat: The seat that must decide.
-        requested_version: The state version at which the decision was requested.
-        started_at: Monotonic time the decision was requested.
-        deadline: Monotonic time the seat's clock runs out (time bank included).
-        deadline_time: The same instant in wall-clock epoch seconds.
-        move_time_limit: The per-decision limit.
-        time_bank: The seat's bank when the decision was requested.
-        illegal_moves: Rejected moves so far in this decision.
-    """
-
-    decision_id: int
-    seat: Seat
-    requested_version: int
-    started_at: float
-    deadline: float
-    deadline_time: float
-    move_time_limit: float
-    time_bank: float
-    illegal_moves: int = 0
-
-
 @dataclass(frozen=True, slots=True)
 class SubmitResult:
     """The answer to an accepted move."""
@@ -285,6 +258,7 @@ class Match:
         self.hooks = hooks if hooks is not None else hooks_for(settings.game)
         self._clock = clock
         self._wall_clock = wall_clock
+        self._decision_clock = DecisionClock.of(settings.time_control)
         self.state: Any = rules.new_match(settings.game_config, settings.seat_count, settings.seed)
         # The engine state after some versions (see state_at): every _CHECKPOINT_EVERY-th,
         # and the last _RECENT_STATES while the match runs.
@@ -563,8 +537,7 @@ class Match:
         decision = self.pending.get(seat)
         if decision is None or not self._seats[seat].joined:
             return self._seats[seat].time_bank  # no clock runs before the seat shows up
-        used = self._clock() - decision.started_at - decision.move_time_limit
-        return max(0.0, decision.time_bank - max(0.0, used))
+        return self._decision_clock.bank_left(decision, self._clock())
 
     def state_at(self, version: int) -> Any:
         """Return the engine state after the log entry at ``version``.
@@ -665,7 +638,7 @@ class Match:
             decision = self.pending.get(seat)
             if decision is not None:
                 # Its clock starts now: a bot is not charged for its own start-up.
-                self._start_clock(decision, now)
+                self._decision_clock.start(decision, now, self._wall_clock())
         if not self._awaiting_join():
             self._join_deadline = None  # everybody is here: nothing left to check
         return changed
@@ -825,7 +798,7 @@ class Match:
             raise rejection from error
         applied = self._annotated(seat, move)
         think = now - decision.started_at
-        self._settle_clock(seat, decision, think, timed_out=False)
+        self._settle_clock(decision, now, DecisionEnd.OWN_MOVE)
         self._seats[seat].stand_in_streak = 0
         self._apply(
             seat,
@@ -900,16 +873,9 @@ class Match:
             self._legal_cache[seat] = cached
         return cached[1]
 
-    def _settle_clock(
-        self, seat: Seat, decision: PendingDecision, think: float, *, timed_out: bool
-    ) -> None:
-        data = self._seats[seat]
-        if timed_out:
-            data.time_bank = 0.0
-            return
-        overrun = max(0.0, think - decision.move_time_limit)
-        data.time_bank = max(0.0, decision.time_bank - overrun)
-        data.time_bank += self.settings.time_control.increment
+    def _settle_clock(self, decision: PendingDecision, now: float, end: DecisionEnd) -> None:
+        data = self._seats[decision.seat]
+        data.time_bank = self._decision_clock.bank_after(decision, now, end)
 
     def _apply_timeout_policy(
         self, decision: PendingDecision, reason: ForfeitReason, now: float
@@ -926,12 +892,10 @@ class Match:
             except (LookupError, IllegalMoveError):
                 pass  # no stand-in move: the seat forfeits instead
             else:
+                timed_out = reason is ForfeitReason.TIMEOUT
+                end = DecisionEnd.OUT_OF_TIME if timed_out else DecisionEnd.STAND_IN
+                self._settle_clock(decision, now, end)
                 data = self._seats[seat]
-                data.time_bank = (
-                    0.0
-                    if reason is ForfeitReason.TIMEOUT
-                    else max(0.0, decision.time_bank - max(0.0, think - decision.move_time_limit))
-                )
                 data.stand_in_moves += 1
                 data.stand_in_streak += 1
                 move = self._annotated(seat, move)
@@ -944,7 +908,7 @@ class Match:
                     # A bot that does not play must not win through the server's moves.
                     self._forfeit(seat, ForfeitReason.ABSENT, now)
                 return
-        self._settle_clock(seat, decision, think, timed_out=True)
+        self._settle_clock(decision, now, DecisionEnd.OUT_OF_TIME)
         self._forfeit(seat, reason, now)
 
     def _apply(
@@ -1044,31 +1008,21 @@ class Match:
 
     def _request_decision(self, seat: Seat, now: float) -> None:
         self._decision_ids += 1
-        limit = self.settings.time_control.move_time_limit
-        bank = self._seats[seat].time_bank
-        decision = PendingDecision(
-            decision_id=self._decision_ids,
-            seat=seat,
-            requested_version=self.state_version,
-            started_at=now,
-            deadline=now + limit + bank,
-            deadline_time=self._wall_clock() + limit + bank,
-            move_time_limit=limit,
-            time_bank=bank,
+        wall_now = self._wall_clock()
+        decision = self._decision_clock.open(
+            self._decision_ids,
+            seat,
+            self.state_version,
+            self._seats[seat].time_bank,
+            now,
+            wall_now,
         )
         join = self._join_deadline
         if join is not None and not self._seats[seat].joined:
             # A seat that has not shown up has no clock yet (show_up starts it): it waits
             # for the join deadline, which forfeits it if it never comes.
-            decision.deadline = join
-            decision.deadline_time = self._wall_clock() + max(0.0, join - now)
+            self._decision_clock.wait_until(decision, join, now, wall_now)
         self.pending[seat] = decision
-
-    def _start_clock(self, decision: PendingDecision, now: float) -> None:
-        total = decision.move_time_limit + decision.time_bank
-        decision.started_at = now
-        decision.deadline = now + total
-        decision.deadline_time = self._wall_clock() + total
 
     def _finish(self, reason: str, outcome: Any) -> None:
         scores = (
