@@ -27,17 +27,16 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, TypeVar
 
 from botarena.server.games import IllegalMoveError, Rules, Seat, random_below
+from botarena.server.match._answers import Answers
 from botarena.server.match._clock import DecisionClock, DecisionEnd, PendingDecision
 from botarena.server.match._errors import (
     IllegalMoveRejectedError,
-    MatchError,
     MatchFinishedError,
     NotYourTurnError,
     RecoveryError,
@@ -67,7 +66,6 @@ __all__ = [
 Clock = Callable[[], float]
 """A clock returning seconds: monotonic for deadlines, epoch seconds for timestamps."""
 
-_REQUEST_CACHE_SIZE = 64
 _AnswerT = TypeVar("_AnswerT", "SubmitResult", "ResignResult")
 _MAX_STAND_IN_MOVES = 10_000
 # Engine states kept per match (Match.state_at): every _CHECKPOINT_EVERY-th version, and
@@ -220,9 +218,7 @@ class _Seat:
     stand_in_streak: int = 0
     # Whether a call with the seat's token arrived (Policies.join_timeout).
     joined: bool = False
-    answers: OrderedDict[tuple[str, str], SubmitResult | ResignResult | MatchError] = field(
-        default_factory=OrderedDict
-    )
+    answers: Answers = field(default_factory=Answers)
 
 
 class Match:
@@ -434,20 +430,13 @@ class Match:
             # The answer the seat got, made again: the entries the move led to (stand-in
             # moves, the finish) were made by the same call, so the version is the same.
             if request_id:
-                self._remember(
-                    answers,
-                    ("submit", request_id),
-                    request_id,
-                    SubmitResult(self.state_version, move),
-                )
+                answers.remember("submit", request_id, SubmitResult(self.state_version, move))
         elif entry.kind is EventKind.SEAT_FORFEITED and self.result is None:
             if self._seats[seat].forfeited:
                 raise RecoveryError(f"match {self.match_id}: seat {seat} forfeited twice")
             self._forfeit(seat, ForfeitReason(entry.reason or ""), now, request_id=request_id)
             if request_id:
-                self._remember(
-                    answers, ("resign", request_id), request_id, ResignResult(self.state_version)
-                )
+                answers.remember("resign", request_id, ResignResult(self.state_version))
         else:
             raise RecoveryError(
                 f"match {self.match_id}: version {version} is a {entry.kind} of seat {seat}, "
@@ -738,33 +727,7 @@ class Match:
     def _answer(
         self, seat: Seat, command: str, request_id: str, run: Callable[[], _AnswerT]
     ) -> _AnswerT:
-        answers = self._seats[seat].answers
-        key = (command, request_id)
-        if request_id and key in answers:
-            first = answers[key]
-            if isinstance(first, MatchError):
-                raise first
-            return first  # type: ignore[return-value]
-        try:
-            answer = run()
-        except MatchError as error:
-            self._remember(answers, key, request_id, error)
-            raise
-        self._remember(answers, key, request_id, answer)
-        return answer
-
-    @staticmethod
-    def _remember(
-        answers: OrderedDict[tuple[str, str], SubmitResult | ResignResult | MatchError],
-        key: tuple[str, str],
-        request_id: str,
-        answer: SubmitResult | ResignResult | MatchError,
-    ) -> None:
-        if not request_id:
-            return
-        answers[key] = answer
-        if len(answers) > _REQUEST_CACHE_SIZE:
-            answers.popitem(last=False)
+        return self._seats[seat].answers.answer(command, request_id, run)
 
     def _check_can_act(self, seat: Seat) -> None:
         if self.result is not None:
