@@ -46,6 +46,7 @@ from botarena.server.match._errors import (
     StaleStateVersionError,
 )
 from botarena.server.match._hooks import GameHooks, hooks_for
+from botarena.server.match._ranking import ABANDONED, MatchResult, places
 from botarena.server.match._settings import MatchSettings, TimeoutPolicy
 
 __all__ = [
@@ -93,35 +94,6 @@ class ForfeitReason(StrEnum):
     """Never showed up within ``join_timeout``, or too many stand-in moves in a row."""
     BOT_EXITED = "bot_exited"
     """Whoever started the seat's bot reported that its process ended (a resignation)."""
-
-
-ABANDONED = "abandoned"
-"""The end reason of a match nobody played (see the module docstring)."""
-
-
-@dataclass(frozen=True, slots=True)
-class MatchResult:
-    """The final result of a match, forfeits taken into account.
-
-    Attributes:
-        scores: Final score by seat.
-        ranks: Place by seat, 1 = first; forfeited seats rank after all others.
-        forfeited: Whether each seat forfeited.
-        reason: The engine's end reason, ``"forfeit"`` when fewer than two seats remained,
-            or ``"abandoned"`` (:data:`ABANDONED`; every seat ranks last).
-        forfeit_reasons: Each seat's :class:`ForfeitReason` value, ``""`` if it did not.
-    """
-
-    scores: tuple[int, ...]
-    ranks: tuple[int, ...]
-    forfeited: tuple[bool, ...]
-    reason: str
-    forfeit_reasons: tuple[str, ...] = ()
-
-    @property
-    def abandoned(self) -> bool:
-        """Whether nobody played the match (no seat wins)."""
-        return self.reason == ABANDONED
 
 
 @dataclass(frozen=True, slots=True)
@@ -999,24 +971,10 @@ class Match:
             data.forfeit_reason.value if data.forfeit_reason is not None else ""
             for data in self._seats
         )
-        survivors = [s for s in range(self.seat_count) if not forfeited[s]]
-        ranks = [0] * self.seat_count
-        for seat in survivors:
-            ranks[seat] = 1 + sum(engine_ranks[o] < engine_ranks[seat] for o in survivors)
-        # Forfeited seats rank after every survivor, in reverse order of elimination: the
-        # later a seat dropped out, the better its place.
-        for seat in range(self.seat_count):
-            if forfeited[seat]:
-                order = self._seats[seat].forfeit_order
-                later = sum(
-                    forfeited[o] and self._seats[o].forfeit_order > order
-                    for o in range(self.seat_count)
-                )
-                ranks[seat] = len(survivors) + 1 + later
-        if reason == ABANDONED:
-            ranks = [self.seat_count] * self.seat_count  # nobody played: nobody wins
+        orders = [data.forfeit_order if data.forfeited else None for data in self._seats]
+        ranks = places(engine_ranks, orders, abandoned=reason == ABANDONED)
         self.pending.clear()
         self._legal_cache.clear()  # nobody moves any more: free the last legal moves
-        self.result = MatchResult(tuple(scores), tuple(ranks), forfeited, reason, reasons)
+        self.result = MatchResult(tuple(scores), ranks, forfeited, reason, reasons)
         self.end_time = self._wall_clock()
         self._append(EventKind.MATCH_FINISHED, reason=reason, result=self.result)
