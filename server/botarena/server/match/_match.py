@@ -5,9 +5,8 @@ the injected monotonic clock once, validates in the order AIP-193 implies (auth,
 turn, version, legality), calls the pure engine and appends to the event log. Timers,
 streams and locking belong to :mod:`botarena.server.match._manager`.
 
-Versions: the log starts with ``MATCH_STARTED`` at version 0 and every further entry (a
-move, a forfeit, the finish) adds one, so a stream resumes after any version it saw
-without gaps or repeats.
+Versions: :mod:`._history` keeps the event log, one version per entry, and the engine
+states after them.
 
 Clocks: a decision starts when the seat enters ``to_act`` (or, after its own move, stays
 in it); :mod:`._clock` holds the rules of its deadline and of the bank it leaves. Overdue
@@ -28,7 +27,7 @@ import hashlib
 import hmac
 import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, TypeVar
 
@@ -45,6 +44,7 @@ from botarena.server.match._errors import (
     SeatTokenRequiredError,
     StaleStateVersionError,
 )
+from botarena.server.match._history import EventKind, History, LogEntry
 from botarena.server.match._hooks import GameHooks, hooks_for
 from botarena.server.match._ranking import ABANDONED, MatchResult, places
 from botarena.server.match._settings import MatchSettings, TimeoutPolicy
@@ -69,19 +69,6 @@ Clock = Callable[[], float]
 
 _AnswerT = TypeVar("_AnswerT", "SubmitResult", "ResignResult")
 _MAX_STAND_IN_MOVES = 10_000
-# Engine states kept per match (Match.state_at): every _CHECKPOINT_EVERY-th version, and
-# the last _RECENT_STATES while it runs (the entries of one change, which streams read).
-_CHECKPOINT_EVERY = 16
-_RECENT_STATES = 8
-
-
-class EventKind(StrEnum):
-    """The kinds of event-log entries."""
-
-    MATCH_STARTED = "match_started"
-    MOVE_APPLIED = "move_applied"
-    SEAT_FORFEITED = "seat_forfeited"
-    MATCH_FINISHED = "match_finished"
 
 
 class ForfeitReason(StrEnum):
@@ -94,37 +81,6 @@ class ForfeitReason(StrEnum):
     """Never showed up within ``join_timeout``, or too many stand-in moves in a row."""
     BOT_EXITED = "bot_exited"
     """Whoever started the seat's bot reported that its process ended (a resignation)."""
-
-
-@dataclass(frozen=True, slots=True)
-class LogEntry:
-    """One entry of the append-only event log: plain data, the replay and recovery record.
-
-    Attributes:
-        state_version: The version after this entry.
-        time: Wall-clock time of the entry, epoch seconds.
-        kind: What happened.
-        seat: The seat that moved or forfeited.
-        move: The engine move as applied (unredacted; views redact it per viewer).
-        think_time: Seconds the seat used for the decision.
-        by_timeout: True if the server chose the move for the seat (timeout, illegal
-            moves, or a forfeited seat the engine still asks to act).
-        reason: Forfeit reason, or the end reason of ``MATCH_FINISHED``.
-        result: The result, on ``MATCH_FINISHED``.
-        request_id: The ``request_id`` of the seat's submit or resign that made the entry,
-            if it had one; kept so that a retry after a restart gets the first answer.
-    """
-
-    state_version: int
-    time: float
-    kind: EventKind
-    seat: Seat | None = None
-    move: object | None = None
-    think_time: float | None = None
-    by_timeout: bool = False
-    reason: str | None = None
-    result: MatchResult | None = None
-    request_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,11 +184,8 @@ class Match:
         self._wall_clock = wall_clock
         self._decision_clock = DecisionClock.of(settings.time_control)
         self.state: Any = rules.new_match(settings.game_config, settings.seat_count, settings.seed)
-        # The engine state after some versions (see state_at): every _CHECKPOINT_EVERY-th,
-        # and the last _RECENT_STATES while the match runs.
-        self._states: dict[int, Any] = {0: self.state}
-        self._made_again: tuple[int, Any] = (0, self.state)  # state_at's last answer
-        self.events: list[LogEntry] = []
+        self._history = History(rules, self.hooks, self.state)
+        self._log = self._history.entries  # read on every command: one lookup
         self.pending: dict[Seat, PendingDecision] = {}
         self.result: MatchResult | None = None
         self.created_time = wall_clock()
@@ -326,16 +279,14 @@ class Match:
             raise RecoveryError(
                 f"match {match_id}: a logged entry does not apply: {error}"
             ) from error
-        if len(match.events) != len(log):
+        if len(match._log) != len(log):
             raise RecoveryError(
                 f"match {match_id}: the log ends at version {len(log) - 1} but the match "
                 f"went on to version {match.state_version}"
             )
         # Entries the match made during the replay carry the replay's clock: take the
         # logged times, so the rebuilt log equals the stored one.
-        match.events = [
-            replace(made, time=logged.time) for made, logged in zip(match.events, log, strict=True)
-        ]
+        match._history.take_times(log)
         match.created_time = created_time
         if match.result is not None:
             match.end_time = log[-1].time
@@ -356,8 +307,8 @@ class Match:
 
     def _replay(self, entry: LogEntry, now: float) -> None:
         version = entry.state_version
-        if version < len(self.events):
-            made = self.events[version]
+        if version < len(self._log):
+            made = self._log[version]
             if (made.kind, made.seat, made.move, made.by_timeout, made.reason) != (
                 entry.kind,
                 entry.seat,
@@ -371,7 +322,7 @@ class Match:
                 )
             return
         seat = entry.seat
-        if version != len(self.events):
+        if version != len(self._log):
             raise RecoveryError(f"match {self.match_id}: version {version} is out of order")
         if entry.kind is EventKind.MATCH_FINISHED and entry.reason == ABANDONED:
             self._abandon(now)  # nobody showed up: the join deadline made it, not a seat
@@ -427,7 +378,7 @@ class Match:
     @property
     def state_version(self) -> int:
         """The current version: the version of the last log entry."""
-        return len(self.events) - 1
+        return len(self._log) - 1
 
     @property
     def finished(self) -> bool:
@@ -500,45 +451,27 @@ class Match:
             return self._seats[seat].time_bank  # no clock runs before the seat shows up
         return self._decision_clock.bank_left(decision, self._clock())
 
-    def state_at(self, version: int) -> Any:
-        """Return the engine state after the log entry at ``version``.
+    @property
+    def events(self) -> Sequence[LogEntry]:
+        """The event log, version 0 first (read-only)."""
+        return self._log
 
-        The match keeps the state of every ``_CHECKPOINT_EVERY``-th version and of the
-        last few; any other is made again from the closest earlier one it keeps (or the
-        last one it made, as a stream reads versions in order) by applying the logged
-        entries in between: engines are pure and deterministic. A finished Qwirkle match
-        of ~100 versions then holds ~8 states instead of ~100 (each holds its board).
+    def entries_after(self, version: int, through: int | None = None) -> Sequence[LogEntry]:
+        """Return the log entries after ``version`` (``-1``: all), up to ``through``."""
+        return self._log[version + 1 : None if through is None else through + 1]
+
+    def last_entry(self) -> LogEntry:
+        """Return the newest log entry."""
+        return self._log[-1]
+
+    def state_at(self, version: int) -> Any:
+        """Return the engine state after the log entry at ``version``
+        (:meth:`._history.History.state_at`).
 
         Raises:
             IndexError: ``version`` is beyond the log.
         """
-        if not 0 <= version < len(self.events):
-            raise IndexError(f"version {version} is beyond the log (0..{len(self.events) - 1})")
-        states = self._states
-        kept = states.get(version)
-        if kept is not None:
-            return kept
-        start = version - 1
-        while start not in states:  # a checkpoint is at most _CHECKPOINT_EVERY back
-            start -= 1
-        state = states[start]
-        made_version, made = self._made_again
-        if start < made_version < version:
-            start, state = made_version, made
-        for entry in self.events[start + 1 : version + 1]:
-            state = self._state_after(state, entry)
-        self._made_again = (version, state)
-        return state
-
-    def _state_after(self, state: Any, entry: LogEntry) -> Any:
-        """The state after ``entry`` from the state before it (what _apply and _forfeit
-        made of it)."""
-        if entry.kind is EventKind.MOVE_APPLIED and entry.seat is not None:
-            return self.rules.apply(state, entry.seat, entry.move)
-        if entry.kind is EventKind.SEAT_FORFEITED and entry.seat is not None:
-            reduced = self.hooks.remove_seat(self.rules, state, entry.seat)
-            return state if reduced is None else reduced
-        return state
+        return self._history.state_at(version)
 
     def scores(self) -> tuple[int, ...]:
         """Return every seat's current (or final) score."""
@@ -885,20 +818,7 @@ class Match:
         self._advance(moved=frozenset(), now=now)
 
     def _append(self, kind: EventKind, **fields: Any) -> None:
-        entry = LogEntry(
-            state_version=len(self.events), time=self._wall_clock(), kind=kind, **fields
-        )
-        self.events.append(entry)
-        version = entry.state_version
-        states = self._states
-        states[version] = self.state
-        old = version - _RECENT_STATES
-        if old > 0 and old % _CHECKPOINT_EVERY:
-            states.pop(old, None)
-        if kind is EventKind.MATCH_FINISHED:  # no live stream needs the recent ones now
-            for recent in range(max(1, old + 1), version):
-                if recent % _CHECKPOINT_EVERY:
-                    states.pop(recent, None)
+        self._history.append(self.state, self._wall_clock(), kind, **fields)
 
     def _advance(self, *, moved: frozenset[Seat], now: float) -> None:
         """Bring the match to its next waiting point after a state change."""
