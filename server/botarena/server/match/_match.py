@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, TypeVar
@@ -183,10 +183,10 @@ class Match:
         self._clock = clock
         self._wall_clock = wall_clock
         self._decision_clock = DecisionClock.of(settings.time_control)
-        self.state: Any = rules.new_match(settings.game_config, settings.seat_count, settings.seed)
-        self._history = History(rules, self.hooks, self.state)
+        self._state: Any = rules.new_match(settings.game_config, settings.seat_count, settings.seed)
+        self._history = History(rules, self.hooks, self._state)
         self._log = self._history.entries  # read on every command: one lookup
-        self.pending: dict[Seat, PendingDecision] = {}
+        self._pending: dict[Seat, PendingDecision] = {}
         self.result: MatchResult | None = None
         self.created_time = wall_clock()
         self.end_time: float | None = None
@@ -331,7 +331,7 @@ class Match:
             raise RecoveryError(f"match {self.match_id}: version {version} is out of order")
         request_id = entry.request_id
         answers = self._seats[seat].answers
-        if entry.kind is EventKind.MOVE_APPLIED and seat in self.pending:
+        if entry.kind is EventKind.MOVE_APPLIED and seat in self._pending:
             data = self._seats[seat]
             if entry.by_timeout:
                 data.stand_in_moves += 1
@@ -339,8 +339,8 @@ class Match:
             else:
                 data.stand_in_streak = 0
                 data.joined = True
-            move = self.hooks.annotate(self.rules, self.state, seat, entry.move)
-            new_state = self.rules.apply(self.state, seat, entry.move)
+            move = self.hooks.annotate(self.rules, self._state, seat, entry.move)
+            new_state = self.rules.apply(self._state, seat, entry.move)
             self._apply(
                 seat,
                 move,
@@ -369,9 +369,9 @@ class Match:
     def _restart_clocks(self, now: float) -> None:
         # Fresh deadlines from the seats' banks; each decision keeps the version it was
         # requested at, so a move chosen before the restart is still current.
-        for seat, decision in sorted(self.pending.items()):
+        for seat, decision in sorted(self._pending.items()):
             self._request_decision(seat, now)
-            self.pending[seat].requested_version = decision.requested_version
+            self._pending[seat].requested_version = decision.requested_version
 
     # ------------------------------------------------------------------ queries
 
@@ -446,10 +446,29 @@ class Match:
 
     def time_bank(self, seat: Seat) -> float:
         """Return the seat's time bank now, in seconds (a running decision drains it)."""
-        decision = self.pending.get(seat)
+        decision = self._pending.get(seat)
         if decision is None or not self._seats[seat].joined:
             return self._seats[seat].time_bank  # no clock runs before the seat shows up
         return self._decision_clock.bank_left(decision, self._clock())
+
+    @property
+    def state(self) -> Any:
+        """The current engine state (read-only: the match alone changes it)."""
+        return self._state
+
+    @property
+    def pending(self) -> Mapping[Seat, PendingDecision]:
+        """The decisions the match waits for, by seat (read-only; see
+        :meth:`pending_decision`)."""
+        return self._pending
+
+    def pending_decision(self, seat: Seat) -> PendingDecision | None:
+        """Return the decision ``seat`` owes now, or ``None``."""
+        return self._pending.get(seat)
+
+    def owes_decision(self, seat: Seat | None) -> bool:
+        """Return whether the match waits for a decision of ``seat``."""
+        return seat in self._pending
 
     @property
     def events(self) -> Sequence[LogEntry]:
@@ -477,11 +496,11 @@ class Match:
         """Return every seat's current (or final) score."""
         if self.result is not None:
             return self.result.scores
-        return self.hooks.scores(self.rules, self.state, self.seat_count)
+        return self.hooks.scores(self.rules, self._state, self.seat_count)
 
     def seats_to_act(self) -> tuple[Seat, ...]:
         """Return the seats the match waits for, sorted."""
-        return tuple(sorted(self.pending))
+        return tuple(sorted(self._pending))
 
     def legal_moves(self, seat: Seat) -> Sequence[Any]:
         """Return the seat's legal moves now (cached per state version)."""
@@ -490,7 +509,7 @@ class Match:
     def next_deadline(self) -> float | None:
         """Return the earliest pending deadline (monotonic), the join deadline included,
         or ``None``."""
-        deadline = min((d.deadline for d in self.pending.values()), default=None)
+        deadline = min((d.deadline for d in self._pending.values()), default=None)
         join = self._join_deadline
         if join is None or self.result is not None or not self._awaiting_join():
             return deadline
@@ -529,7 +548,7 @@ class Match:
         data = self._seats[seat]
         if not data.joined:
             data.joined = True
-            decision = self.pending.get(seat)
+            decision = self._pending.get(seat)
             if decision is not None:
                 # Its clock starts now: a bot is not charged for its own start-up.
                 self._decision_clock.start(decision, now, self._wall_clock())
@@ -614,7 +633,7 @@ class Match:
         now = self._clock() if now is None else now
         changed = False
         while self.result is None:
-            overdue = [d for d in self.pending.values() if d.deadline <= now]
+            overdue = [d for d in self._pending.values() if d.deadline <= now]
             join = self._join_deadline if self._awaiting_join() else None
             first = min(overdue, key=lambda d: (d.deadline, d.seat), default=None)
             if join is not None and join <= now and (first is None or join <= first.deadline):
@@ -644,16 +663,16 @@ class Match:
         self, seat: Seat, move: object, expected: int, now: float, request_id: str
     ) -> SubmitResult:
         self._check_can_act(seat)
-        decision = self.pending.get(seat)
+        decision = self._pending.get(seat)
         if decision is None:
-            raise NotYourTurnError(seat, frozenset(self.pending))
+            raise NotYourTurnError(seat, frozenset(self._pending))
         # A move chosen at any version since the decision was requested is current: the
         # versions in between are other seats' sealed choices or forfeits, which do not
         # change what this seat may do.
         if not decision.requested_version <= expected <= self.state_version:
             raise StaleStateVersionError(expected, self.state_version)
         try:
-            new_state = self.rules.apply(self.state, seat, move)
+            new_state = self.rules.apply(self._state, seat, move)
         except IllegalMoveError as error:
             decision.illegal_moves += 1
             self._seats[seat].illegal_moves += 1
@@ -724,7 +743,7 @@ class Match:
         return pick
 
     def _stand_in(self, seat: Seat) -> object:
-        return self.hooks.stand_in_move(self.rules, self.state, seat, self._pick(seat))
+        return self.hooks.stand_in_move(self.rules, self._state, seat, self._pick(seat))
 
     def _annotated(self, seat: Seat, move: object) -> object:
         # Engines put annotations (a Qwirkle placement's score) on the moves they list;
@@ -736,7 +755,7 @@ class Match:
     def _legal(self, seat: Seat) -> Sequence[Any]:
         cached = self._legal_cache.get(seat)
         if cached is None or cached[0] != self.state_version:
-            moves = self.rules.legal_moves(self.state, seat) if seat in self.pending else ()
+            moves = self.rules.legal_moves(self._state, seat) if seat in self._pending else ()
             cached = (self.state_version, moves)
             self._legal_cache[seat] = cached
         return cached[1]
@@ -756,7 +775,7 @@ class Match:
         if policies.on_timeout is TimeoutPolicy.DEFAULT_MOVE:
             try:
                 move = self._stand_in(seat)
-                new_state = self.rules.apply(self.state, seat, move)
+                new_state = self.rules.apply(self._state, seat, move)
             except (LookupError, IllegalMoveError):
                 pass  # no stand-in move: the seat forfeits instead
             else:
@@ -790,7 +809,7 @@ class Match:
         now: float,
         request_id: str | None = None,
     ) -> None:
-        self.state = new_state
+        self._state = new_state
         self._append(
             EventKind.MOVE_APPLIED,
             seat=seat,
@@ -808,23 +827,23 @@ class Match:
         self._forfeits += 1
         data.forfeited, data.forfeit_reason, data.forfeit_order = True, reason, self._forfeits
         self._last_forfeit = reason
-        self.pending.pop(seat, None)
-        reduced = self.hooks.remove_seat(self.rules, self.state, seat)
+        self._pending.pop(seat, None)
+        reduced = self.hooks.remove_seat(self.rules, self._state, seat)
         if reduced is not None:
-            self.state = reduced
+            self._state = reduced
         self._append(
             EventKind.SEAT_FORFEITED, seat=seat, reason=reason.value, request_id=request_id
         )
         self._advance(moved=frozenset(), now=now)
 
     def _append(self, kind: EventKind, **fields: Any) -> None:
-        self._history.append(self.state, self._wall_clock(), kind, **fields)
+        self._history.append(self._state, self._wall_clock(), kind, **fields)
 
     def _advance(self, *, moved: frozenset[Seat], now: float) -> None:
         """Bring the match to its next waiting point after a state change."""
         for _ in range(_MAX_STAND_IN_MOVES):
             remaining = [s for s, data in enumerate(self._seats) if not data.forfeited]
-            outcome = self.rules.outcome(self.state)
+            outcome = self.rules.outcome(self._state)
             if outcome is not None:
                 self._finish(outcome.reason, outcome)
                 return
@@ -837,7 +856,7 @@ class Match:
                 else:
                     self._finish("forfeit", None)
                 return
-            to_act = self.rules.to_act(self.state)
+            to_act = self.rules.to_act(self._state)
             stand_ins = sorted(s for s in to_act if self._seats[s].forfeited)
             if not stand_ins:
                 break
@@ -845,7 +864,7 @@ class Match:
             seat = stand_ins[0]
             move = self._stand_in(seat)
             self._seats[seat].stand_in_moves += 1
-            self.state = self.rules.apply(self.state, seat, move)
+            self._state = self.rules.apply(self._state, seat, move)
             self._append(
                 EventKind.MOVE_APPLIED, seat=seat, move=move, think_time=0.0, by_timeout=True
             )
@@ -854,11 +873,11 @@ class Match:
             raise RuntimeError("forfeited seats kept the engine busy; the match cannot go on")
         if not to_act:
             raise RuntimeError(f"{self.rules.name}: no seat to act but no outcome either")
-        for seat in list(self.pending):
+        for seat in list(self._pending):
             if seat not in to_act or seat in moved:
-                del self.pending[seat]
+                del self._pending[seat]
         for seat in sorted(to_act):
-            if seat not in self.pending:
+            if seat not in self._pending:
                 self._request_decision(seat, now)
 
     def _request_decision(self, seat: Seat, now: float) -> None:
@@ -877,13 +896,13 @@ class Match:
             # A seat that has not shown up has no clock yet (show_up starts it): it waits
             # for the join deadline, which forfeits it if it never comes.
             self._decision_clock.wait_until(decision, join, now, wall_now)
-        self.pending[seat] = decision
+        self._pending[seat] = decision
 
     def _finish(self, reason: str, outcome: Any) -> None:
         scores = (
             outcome.scores
             if outcome is not None
-            else self.hooks.scores(self.rules, self.state, self.seat_count)
+            else self.hooks.scores(self.rules, self._state, self.seat_count)
         )
         engine_ranks = outcome.ranks if outcome is not None else (1,) * self.seat_count
         forfeited = tuple(data.forfeited for data in self._seats)
@@ -893,7 +912,7 @@ class Match:
         )
         orders = [data.forfeit_order if data.forfeited else None for data in self._seats]
         ranks = places(engine_ranks, orders, abandoned=reason == ABANDONED)
-        self.pending.clear()
+        self._pending.clear()
         self._legal_cache.clear()  # nobody moves any more: free the last legal moves
         self.result = MatchResult(tuple(scores), ranks, forfeited, reason, reasons)
         self.end_time = self._wall_clock()

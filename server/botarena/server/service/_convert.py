@@ -391,7 +391,7 @@ class EventEncoder:
     def prepare_decision(self, decision: PendingDecision) -> None:
         """Encode ``decision``'s legal moves now, if it is still pending (a loop callback)."""
         match = self._match
-        if match.pending.get(decision.seat) is not decision:
+        if match.pending_decision(decision.seat) is not decision:
             return
         moves = match.legal_moves(decision.seat)
         entries = self._codec.legal_move_entries(moves, _LEGAL_MOVES_FIELD)
