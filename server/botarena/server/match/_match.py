@@ -13,12 +13,11 @@ in it); :mod:`._clock` holds the rules of its deadline and of the bank it leaves
 decisions are settled by :meth:`Match.expire`, which every command calls first, so a late
 move never beats its own timeout.
 
-Fair play (docs/decisions.md): a stand-in move is a weak one (``GameHooks.stand_in_move``,
-drawn from a random source seeded by the match seed and the state version, so replays
-agree); a seat that gets ``max_stand_ins_in_a_row`` of them in a row forfeits as
-``absent``, and so does a seat that has not shown up (any call with its token) within
-``join_timeout``. A match nobody joined, or whose last playing seats left as absent while
-every seat left let the server move for it, ends ``abandoned``: every seat ranks last.
+Fair play (docs/decisions.md): a stand-in move is a weak one (:mod:`._policies`); a seat
+that gets ``max_stand_ins_in_a_row`` of them in a row forfeits as ``absent``, and so does
+a seat that has not shown up (any call with its token) within ``join_timeout``. A match
+nobody joined, or whose last playing seats left as absent while every seat left let the
+server move for it, ends ``abandoned``: every seat ranks last.
 """
 
 from __future__ import annotations
@@ -31,7 +30,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, TypeVar
 
-from botarena.server.games import IllegalMoveError, Rules, Seat, random_below
+from botarena.server.games import IllegalMoveError, Rules, Seat
 from botarena.server.match._answers import Answers
 from botarena.server.match._clock import DecisionClock, DecisionEnd, PendingDecision
 from botarena.server.match._errors import (
@@ -46,8 +45,9 @@ from botarena.server.match._errors import (
 )
 from botarena.server.match._history import EventKind, History, LogEntry
 from botarena.server.match._hooks import GameHooks, hooks_for
+from botarena.server.match._policies import StandIns
 from botarena.server.match._ranking import ABANDONED, MatchResult, places
-from botarena.server.match._settings import MatchSettings, TimeoutPolicy
+from botarena.server.match._settings import MatchSettings
 
 __all__ = [
     "ABANDONED",
@@ -183,6 +183,7 @@ class Match:
         self._clock = clock
         self._wall_clock = wall_clock
         self._decision_clock = DecisionClock.of(settings.time_control)
+        self._stand_ins = StandIns(rules, self.hooks, settings.policies, settings.seed)
         self._state: Any = rules.new_match(settings.game_config, settings.seat_count, settings.seed)
         self._history = History(rules, self.hooks, self._state)
         self._log = self._history.entries  # read on every command: one lookup
@@ -728,22 +729,8 @@ class Match:
                 data.forfeit_order = self._forfeits
         self._finish(ABANDONED, None)
 
-    def _pick(self, seat: Seat) -> Callable[[Sequence[Any]], Any]:
-        """A uniform choice seeded by the match seed, the state version and the seat: a
-        replay makes the same stand-in move, and no bot can predict it (the seed is secret
-        while the match runs). Its own seed, not the engine's draw stream: a stand-in
-        shown to everyone must not reveal a word of the hidden draws."""
-        key = f"stand-in:{self.settings.seed}:{self.state_version}:{seat}".encode()
-        seed = int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little")
-
-        def pick(options: Sequence[Any]) -> Any:
-            index, _ = random_below(seed, 0, len(options))
-            return options[index]
-
-        return pick
-
     def _stand_in(self, seat: Seat) -> object:
-        return self.hooks.stand_in_move(self.rules, self._state, seat, self._pick(seat))
+        return self._stand_ins.move(self._state, seat, self.state_version)
 
     def _annotated(self, seat: Seat, move: object) -> object:
         # Engines put annotations (a Qwirkle placement's score) on the moves they list;
@@ -771,30 +758,24 @@ class Match:
         think = now - decision.started_at
         if reason is ForfeitReason.TIMEOUT:
             self._seats[seat].timeouts += 1
-        policies = self.settings.policies
-        if policies.on_timeout is TimeoutPolicy.DEFAULT_MOVE:
-            try:
-                move = self._stand_in(seat)
-                new_state = self.rules.apply(self._state, seat, move)
-            except (LookupError, IllegalMoveError):
-                pass  # no stand-in move: the seat forfeits instead
-            else:
-                timed_out = reason is ForfeitReason.TIMEOUT
-                end = DecisionEnd.OUT_OF_TIME if timed_out else DecisionEnd.STAND_IN
-                self._settle_clock(decision, now, end)
-                data = self._seats[seat]
-                data.stand_in_moves += 1
-                data.stand_in_streak += 1
-                move = self._annotated(seat, move)
-                self._apply(seat, move, new_state, think_time=think, by_timeout=True, now=now)
-                if (
-                    data.stand_in_streak >= policies.max_stand_ins_in_a_row
-                    and self.result is None
-                    and not data.forfeited
-                ):
-                    # A bot that does not play must not win through the server's moves.
-                    self._forfeit(seat, ForfeitReason.ABSENT, now)
-                return
+        stand_in = self._stand_ins.for_policy(self._state, seat, self.state_version)
+        if stand_in is not None:
+            move, new_state = stand_in
+            timed_out = reason is ForfeitReason.TIMEOUT
+            end = DecisionEnd.OUT_OF_TIME if timed_out else DecisionEnd.STAND_IN
+            self._settle_clock(decision, now, end)
+            data = self._seats[seat]
+            data.stand_in_moves += 1
+            data.stand_in_streak += 1
+            move = self._annotated(seat, move)
+            self._apply(seat, move, new_state, think_time=think, by_timeout=True, now=now)
+            if (
+                self._stand_ins.too_many_in_a_row(data.stand_in_streak)
+                and self.result is None
+                and not data.forfeited
+            ):
+                self._forfeit(seat, ForfeitReason.ABSENT, now)
+            return
         self._settle_clock(decision, now, DecisionEnd.OUT_OF_TIME)
         self._forfeit(seat, reason, now)
 
