@@ -47,6 +47,7 @@ from botarena.server.match._history import EventKind, History, LogEntry
 from botarena.server.match._hooks import GameHooks, hooks_for
 from botarena.server.match._policies import StandIns
 from botarena.server.match._ranking import ABANDONED, MatchResult, places
+from botarena.server.match._replay import ReplayClock, check_start, replay
 from botarena.server.match._settings import MatchSettings
 
 __all__ = [
@@ -259,32 +260,19 @@ class Match:
             RecoveryError: The log does not replay: a logged move is illegal, a seat
                 that owed no decision acted, or a regenerated entry differs.
         """
-        if not log or log[0].kind is not EventKind.MATCH_STARTED:
-            raise RecoveryError(f"match {match_id}: the log does not start with the match")
-        replay_time = [log[0].time]
+        check_start(match_id, log)
+        replay_clock = ReplayClock(log[0].time)
         match = cls(
             match_id,
             rules,
             settings,
             clock=clock,
-            wall_clock=lambda: replay_time[0],
+            wall_clock=replay_clock,
             hooks=hooks,
             token_hashes=token_hashes,
         )
         now = clock()
-        try:
-            for entry in log[1:]:
-                replay_time[0] = entry.time
-                match._replay(entry, now)
-        except (IllegalMoveError, ValueError) as error:
-            raise RecoveryError(
-                f"match {match_id}: a logged entry does not apply: {error}"
-            ) from error
-        if len(match._log) != len(log):
-            raise RecoveryError(
-                f"match {match_id}: the log ends at version {len(log) - 1} but the match "
-                f"went on to version {match.state_version}"
-            )
+        replay(match_id, log, match._log, replay_clock, lambda entry: match._replay(entry, now))
         # Entries the match made during the replay carry the replay's clock: take the
         # logged times, so the rebuilt log equals the stored one.
         match._history.take_times(log)
@@ -307,24 +295,8 @@ class Match:
         return match
 
     def _replay(self, entry: LogEntry, now: float) -> None:
-        version = entry.state_version
-        if version < len(self._log):
-            made = self._log[version]
-            if (made.kind, made.seat, made.move, made.by_timeout, made.reason) != (
-                entry.kind,
-                entry.seat,
-                entry.move,
-                entry.by_timeout,
-                entry.reason,
-            ):
-                raise RecoveryError(
-                    f"match {self.match_id}: version {version} replays as {made.kind} of "
-                    f"seat {made.seat}, but the log has {entry.kind} of seat {entry.seat}"
-                )
-            return
-        seat = entry.seat
-        if version != len(self._log):
-            raise RecoveryError(f"match {self.match_id}: version {version} is out of order")
+        """Apply a logged entry the match did not make by itself (see :mod:`._replay`)."""
+        version, seat = entry.state_version, entry.seat
         if entry.kind is EventKind.MATCH_FINISHED and entry.reason == ABANDONED:
             self._abandon(now)  # nobody showed up: the join deadline made it, not a seat
             return
