@@ -22,9 +22,6 @@ server move for it, ends ``abandoned``: every seat ranks last.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -49,6 +46,7 @@ from botarena.server.match._policies import StandIns
 from botarena.server.match._ranking import ABANDONED, MatchResult, places
 from botarena.server.match._replay import ReplayClock, check_start, replay
 from botarena.server.match._settings import MatchSettings
+from botarena.server.match._tokens import hash_token, new_token, seat_of
 
 __all__ = [
     "ABANDONED",
@@ -97,20 +95,6 @@ class ResignResult:
     """The answer to a resignation."""
 
     state_version: int
-
-
-def _new_token(match_id: str) -> str:
-    # A token names its match ("{match_id}.{secret}"), so a bot needs only the server and
-    # its token (docs/bots.md); the secret part is what authenticates.
-    return f"{match_id}.{secrets.token_urlsafe(24)}"
-
-
-def hash_token(token: str) -> str:
-    """Return the SHA-256 of a seat token, hex: what the match keeps and the store stores.
-
-    Tokens carry 192 random bits, so a plain hash (no salt, no key stretching) is enough.
-    """
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +183,7 @@ class Match:
         self._join_deadline: float | None = clock() + settings.policies.join_timeout
         self._legal_cache: dict[Seat, tuple[int, Sequence[Any]]] = {}
         if tokens is None and token_hashes is None:
-            tokens = [_new_token(match_id) for _ in range(settings.seat_count)]
+            tokens = [new_token(match_id) for _ in range(settings.seat_count)]
         self._tokens = tuple(tokens or ())
         if token_hashes is None:
             token_hashes = [hash_token(token) for token in self._tokens]
@@ -379,7 +363,7 @@ class Match:
         For a seat whose token the server no longer knows (a match rebuilt from the
         store) and whose player lost it too. Persisting the new hash is the caller's.
         """
-        token = _new_token(self.match_id)
+        token = new_token(self.match_id)
         self._seats[seat].token_hash = bytes.fromhex(hash_token(token))
         if self._tokens:
             self._tokens = (*self._tokens[:seat], token, *self._tokens[seat + 1 :])
@@ -497,12 +481,7 @@ class Match:
         """
         if not token:
             raise SeatTokenRequiredError()
-        found: Seat | None = None
-        digest = hashlib.sha256(token.encode()).digest()
-        # Compare against every seat in constant time per token: no timing oracle.
-        for seat, data in enumerate(self._seats):
-            if hmac.compare_digest(data.token_hash, digest):
-                found = seat
+        found = seat_of(token, [data.token_hash for data in self._seats])
         if found is None:
             raise SeatTokenInvalidError()
         return found
