@@ -34,6 +34,13 @@ def test_a_decision_is_due_after_its_limit_and_bank() -> None:
     assert (decision.move_time_limit, decision.time_bank) == (1.0, 2.0)
 
 
+def test_a_decision_knows_the_wall_time_its_clock_started() -> None:
+    decision = _decision(started_at=100.0)
+    assert decision.started_time == pytest.approx(1.7e9)
+    DecisionClock.start(decision, 120.0, 1.8e9)
+    assert decision.started_time == pytest.approx(1.8e9)
+
+
 def test_a_held_decision_waits_for_the_given_deadline() -> None:
     decision = _decision()
     DecisionClock.wait_until(decision, 130.0, 100.0, 1.7e9)

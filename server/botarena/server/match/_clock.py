@@ -43,6 +43,12 @@ class PendingDecision:
     time_bank: float
     illegal_moves: int = 0
 
+    @property
+    def started_time(self) -> float:
+        """The wall-clock time the decision's clock started: its deadline less the limit
+        and the bank (a held decision's deadline is the join deadline instead)."""
+        return self.deadline_time - self.move_time_limit - self.time_bank
+
 
 class DecisionEnd(Enum):
     """How a decision ended, which sets the bank its seat keeps."""

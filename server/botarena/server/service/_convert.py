@@ -438,7 +438,7 @@ class EventEncoder:
             entries = self._codec.legal_move_entries(item.legal_moves, _LEGAL_MOVES_FIELD)
         self._prepared = None
         event = match_pb2.MatchEvent(state_version=item.state_version)
-        set_timestamp(event.time, _requested_time(decision))
+        set_timestamp(event.time, decision.started_time)
         requested = match_pb2.DecisionRequested()
         encode_decision(decision, requested.decision)
         body = (
@@ -458,8 +458,3 @@ class EventEncoder:
         data = self._codec.view_bytes(self._match.rules.view(state, viewer), viewer)
         self._last_view = (state, data)
         return data
-
-
-def _requested_time(decision: PendingDecision) -> float:
-    """The wall-clock time ``decision`` was requested."""
-    return decision.deadline_time - decision.move_time_limit - decision.time_bank
