@@ -32,14 +32,16 @@ def _history(moves: int, *, finish: bool = False) -> tuple[History, _Adder, list
     state: tuple[int, ...] = (0, 0)
     history = History(rules, GenericHooks(), state)  # type: ignore[arg-type]
     states = [state]
-    history.append(state, 1.0, EventKind.MATCH_STARTED)
+    history.append(state, 1.0, EventKind.MATCH_STARTED, {})
     for version in range(1, moves + 1):
         seat = version % 2
         state = rules.apply(state, seat, version)
-        history.append(state, 1.0 + version, EventKind.MOVE_APPLIED, seat=seat, move=version)
+        history.append(
+            state, 1.0 + version, EventKind.MOVE_APPLIED, {"seat": seat, "move": version}
+        )
         states.append(state)
     if finish:
-        history.append(state, 99.0, EventKind.MATCH_FINISHED, reason="done")
+        history.append(state, 99.0, EventKind.MATCH_FINISHED, {"reason": "done"})
         states.append(state)
     rules.applied = 0
     return history, rules, states

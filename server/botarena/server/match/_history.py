@@ -84,10 +84,11 @@ class History:
         self.entries: list[LogEntry] = []
         """The log, version 0 first: read it, never change it."""
 
-    def append(self, state: Any, time: float, kind: EventKind, **fields: Any) -> LogEntry:
-        """Log an entry at the next version, ``state`` the engine state after it."""
+    def append(self, state: Any, time: float, kind: EventKind, fields: dict[str, Any]) -> LogEntry:
+        """Log an entry at the next version, ``state`` the engine state after it;
+        ``fields`` are the entry's other :class:`LogEntry` fields."""
         version = len(self.entries)
-        entry = LogEntry(state_version=version, time=time, kind=kind, **fields)
+        entry = LogEntry(version, time, kind, **fields)
         self.entries.append(entry)
         states = self._states
         states[version] = state

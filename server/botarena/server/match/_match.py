@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import Any
 
 from botarena.server.games import IllegalMoveError, Rules, Seat
 from botarena.server.match._answers import Answers
@@ -66,7 +66,6 @@ __all__ = [
 Clock = Callable[[], float]
 """A clock returning seconds: monotonic for deadlines, epoch seconds for timestamps."""
 
-_AnswerT = TypeVar("_AnswerT", "SubmitResult", "ResignResult")
 _MAX_STAND_IN_MOVES = 10_000
 
 
@@ -118,7 +117,6 @@ class SeatRecord:
 
 @dataclass(slots=True)
 class _Seat:
-    token_hash: bytes
     name: str
     time_bank: float
     forfeited: bool = False
@@ -187,13 +185,11 @@ class Match:
         self._tokens = tuple(tokens or ())
         if token_hashes is None:
             token_hashes = [hash_token(token) for token in self._tokens]
+        # The seats' token hashes, raw, by seat (authenticate reads them on every call).
+        self._token_hashes = [bytes.fromhex(token_hash) for token_hash in token_hashes]
         self._seats = [
-            _Seat(
-                token_hash=bytes.fromhex(token_hash),
-                name=name,
-                time_bank=settings.time_control.time_bank,
-            )
-            for token_hash, name in zip(token_hashes, settings.seat_names, strict=True)
+            _Seat(name=name, time_bank=settings.time_control.time_bank)
+            for _, name in zip(token_hashes, settings.seat_names, strict=True)
         ]
         self._append(EventKind.MATCH_STARTED)
         self._advance(moved=frozenset(), now=clock())
@@ -355,7 +351,7 @@ class Match:
     @property
     def token_hashes(self) -> tuple[str, ...]:
         """Every seat's :func:`hash_token`, by seat."""
-        return tuple(seat.token_hash.hex() for seat in self._seats)
+        return tuple(token_hash.hex() for token_hash in self._token_hashes)
 
     def reissue_token(self, seat: Seat) -> str:
         """Give ``seat`` a new secret token and return it; the old one stops working.
@@ -364,7 +360,7 @@ class Match:
         store) and whose player lost it too. Persisting the new hash is the caller's.
         """
         token = new_token(self.match_id)
-        self._seats[seat].token_hash = bytes.fromhex(hash_token(token))
+        self._token_hashes[seat] = bytes.fromhex(hash_token(token))
         if self._tokens:
             self._tokens = (*self._tokens[:seat], token, *self._tokens[seat + 1 :])
         return token
@@ -481,7 +477,7 @@ class Match:
         """
         if not token:
             raise SeatTokenRequiredError()
-        found = seat_of(token, [data.token_hash for data in self._seats])
+        found = seat_of(token, self._token_hashes)
         if found is None:
             raise SeatTokenInvalidError()
         return found
@@ -504,7 +500,7 @@ class Match:
             if decision is not None:
                 # Its clock starts now: a bot is not charged for its own start-up.
                 self._decision_clock.start(decision, now, self._wall_clock())
-        if not self._awaiting_join():
+        if self._join_deadline is not None and not self._awaiting_join():
             self._join_deadline = None  # everybody is here: nothing left to check
         return changed
 
@@ -540,8 +536,7 @@ class Match:
         seat = self.authenticate(token)
         now = self._clock()
         self.show_up(seat, now)
-        return self._answer(
-            seat,
+        return self._seats[seat].answers.answer(
             "submit",
             request_id,
             lambda: self._submit(seat, move, expected_state_version, now, request_id),
@@ -572,8 +567,8 @@ class Match:
         seat = self.authenticate(token)
         now = self._clock()
         self.show_up(seat, now)
-        return self._answer(
-            seat, "resign", request_id, lambda: self._resign(seat, now, request_id, reason)
+        return self._seats[seat].answers.answer(
+            "resign", request_id, lambda: self._resign(seat, now, request_id, reason)
         )
 
     def expire(self, now: float | None = None) -> bool:
@@ -586,7 +581,9 @@ class Match:
         changed = False
         while self.result is None:
             overdue = [d for d in self._pending.values() if d.deadline <= now]
-            join = self._join_deadline if self._awaiting_join() else None
+            join = self._join_deadline
+            if join is not None and not self._awaiting_join():
+                join = None
             first = min(overdue, key=lambda d: (d.deadline, d.seat), default=None)
             if join is not None and join <= now and (first is None or join <= first.deadline):
                 self._settle_joins(now)
@@ -599,11 +596,6 @@ class Match:
         return changed
 
     # ------------------------------------------------------------------ internals
-
-    def _answer(
-        self, seat: Seat, command: str, request_id: str, run: Callable[[], _AnswerT]
-    ) -> _AnswerT:
-        return self._seats[seat].answers.answer(command, request_id, run)
 
     def _check_can_act(self, seat: Seat) -> None:
         if self.result is not None:
@@ -637,8 +629,9 @@ class Match:
             raise rejection from error
         applied = self._annotated(seat, move)
         think = now - decision.started_at
-        self._settle_clock(decision, now, DecisionEnd.OWN_MOVE)
-        self._seats[seat].stand_in_streak = 0
+        data = self._seats[seat]
+        data.time_bank = self._decision_clock.bank_after(decision, now, DecisionEnd.OWN_MOVE)
+        data.stand_in_streak = 0
         self._apply(
             seat,
             applied,
@@ -769,7 +762,7 @@ class Match:
         self._advance(moved=frozenset(), now=now)
 
     def _append(self, kind: EventKind, **fields: Any) -> None:
-        self._history.append(self._state, self._wall_clock(), kind, **fields)
+        self._history.append(self._state, self._wall_clock(), kind, fields)
 
     def _advance(self, *, moved: frozenset[Seat], now: float) -> None:
         """Bring the match to its next waiting point after a state change."""
