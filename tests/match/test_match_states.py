@@ -11,7 +11,7 @@ import pytest
 
 from botarena.server.games import get_rules
 from botarena.server.match import Match, MatchManager, MatchSettings
-from botarena.server.match import _match as match_module
+from botarena.server.match import _history as history_module
 from botarena.server.service import PLUGINS
 
 
@@ -79,6 +79,6 @@ def test_a_finished_match_keeps_its_checkpoints_and_its_last_state_only(
 ) -> None:
     match, _ = _play("qwirkle", 2, monkeypatch)
     last = match.state_version
-    assert last > 3 * match_module._CHECKPOINT_EVERY
-    every = match_module._CHECKPOINT_EVERY
-    assert sorted(match._states) == [*range(0, last, every), last]
+    assert last > 3 * history_module._CHECKPOINT_EVERY
+    every = history_module._CHECKPOINT_EVERY
+    assert match._history.kept_versions() == [*range(0, last, every), last]

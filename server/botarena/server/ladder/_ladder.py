@@ -557,7 +557,7 @@ class Ladder:
             return
         forfeits = {
             entry.seat: entry.reason
-            for entry in match.events
+            for entry in match.entries_after(-1)
             if entry.kind is EventKind.SEAT_FORFEITED
         }
         bots = [self.bot(bot_id) for bot_id in running.bot_ids]

@@ -419,7 +419,9 @@ class MatchManager:
         self._sequence += 1
         if self.store is not None and self._codec is not None:
             codec = self._codec
-            events = [stored_event(entry, settings.game, codec) for entry in match.events]
+            events = [
+                stored_event(entry, settings.game, codec) for entry in match.entries_after(-1)
+            ]
             record = stored_match(match, self._sequence, codec, scoped or None)
             self.store.create_match(record, events)
         self._slots[match_id] = _Slot(match, self._sequence, match.state_version)
@@ -567,12 +569,12 @@ class MatchManager:
                 # Only committed entries are shown (the module docstring). Copy what is
                 # new before yielding: the consumer may be slow while the match moves on;
                 # the log is append-only, so later entries are picked up next round.
-                for entry in match.events[cursor + 1 : slot.durable_version + 1]:
+                for entry in match.entries_after(cursor, through=slot.durable_version):
                     cursor = entry.state_version
                     yield StreamItem(cursor, match.state_at(cursor), entry=entry)
                     if entry.kind is EventKind.MATCH_FINISHED:
                         return
-                decision = match.pending.get(seat) if seat is not None else None
+                decision = match.pending_decision(seat) if seat is not None else None
                 if (
                     decision is not None
                     and decision.decision_id != announced
@@ -594,13 +596,13 @@ class MatchManager:
                 if cursor >= slot.durable_version:
                     await changed.wait()
                     served = slot.served
-                    if served is not None and seat not in match.pending:
+                    if served is not None and not match.owes_decision(seat):
                         await served.wait()
                 if self._closed:
                     return
         finally:
             slot.listeners[seat] -= 1
-            if seat in match.pending and not slot.listeners[seat]:
+            if match.owes_decision(seat) and not slot.listeners[seat]:
                 slot.serve()  # nobody is left to announce this seat's decision
 
     def recover(self) -> int:
@@ -758,7 +760,7 @@ class MatchManager:
             game, codec = match.settings.game, self._codec
             events = [
                 stored_event(entry, game, codec)
-                for entry in match.events[slot.durable_version + 1 :]
+                for entry in match.entries_after(slot.durable_version)
             ]
             if events:
                 try:
@@ -784,7 +786,7 @@ class MatchManager:
         woken, slot.changed = slot.changed, asyncio.Event()
         woken.set()
         slot.serve()  # whoever still waits on the last change goes on
-        if any(slot.listeners[seat] for seat in match.pending):
+        if any(slot.listeners[seat] for seat in match.seats_to_act()):
             slot.served = asyncio.Event()
             # A fresh context for timers: they must not log with the bindings of the
             # request that happened to arm them.
@@ -821,7 +823,7 @@ class MatchManager:
             if slot is not None and moved and not match.finished:
                 self._arm(slot)
             return
-        for entry in match.events[version_before + 1 :]:
+        for entry in match.entries_after(version_before):
             self._log_entry(match, entry)
         self._commit(self._slots[match.match_id])
         self._changed(match.match_id)
@@ -834,7 +836,7 @@ class MatchManager:
         match = slot.match
         before = match.state_version
         match.expire()
-        for entry in match.events[before + 1 :]:
+        for entry in match.entries_after(before):
             self._log_entry(match, entry)
         self._commit(slot)
         self._changed(match_id)

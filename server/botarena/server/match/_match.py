@@ -5,39 +5,33 @@ the injected monotonic clock once, validates in the order AIP-193 implies (auth,
 turn, version, legality), calls the pure engine and appends to the event log. Timers,
 streams and locking belong to :mod:`botarena.server.match._manager`.
 
-Versions: the log starts with ``MATCH_STARTED`` at version 0 and every further entry (a
-move, a forfeit, the finish) adds one, so a stream resumes after any version it saw
-without gaps or repeats.
+Versions: :mod:`._history` keeps the event log, one version per entry, and the engine
+states after them.
 
 Clocks: a decision starts when the seat enters ``to_act`` (or, after its own move, stays
-in it). It may take ``move_time_limit`` seconds, then draws on the seat's time bank; its
-deadline is ``start + move_time_limit + bank``. A decision the seat makes itself adds
-``increment`` to its bank. Overdue decisions are settled by :meth:`Match.expire`, which
-every command calls first, so a late move never beats its own timeout.
+in it); :mod:`._clock` holds the rules of its deadline and of the bank it leaves. Overdue
+decisions are settled by :meth:`Match.expire`, which every command calls first, so a late
+move never beats its own timeout.
 
-Fair play (docs/decisions.md): a stand-in move is a weak one (``GameHooks.stand_in_move``,
-drawn from a random source seeded by the match seed and the state version, so replays
-agree); a seat that gets ``max_stand_ins_in_a_row`` of them in a row forfeits as
-``absent``, and so does a seat that has not shown up (any call with its token) within
-``join_timeout``. A match nobody joined, or whose last playing seats left as absent while
-every seat left let the server move for it, ends ``abandoned``: every seat ranks last.
+Fair play (docs/decisions.md): a stand-in move is a weak one (:mod:`._policies`); a seat
+that gets ``max_stand_ins_in_a_row`` of them in a row forfeits as ``absent``, and so does
+a seat that has not shown up (any call with its token) within ``join_timeout``. A match
+nobody joined, or whose last playing seats left as absent while every seat left let the
+server move for it, ends ``abandoned``: every seat ranks last.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import secrets
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import Any
 
-from botarena.server.games import IllegalMoveError, Rules, Seat, random_below
+from botarena.server.games import IllegalMoveError, Rules, Seat
+from botarena.server.match._answers import Answers
+from botarena.server.match._clock import DecisionClock, DecisionEnd, PendingDecision
 from botarena.server.match._errors import (
     IllegalMoveRejectedError,
-    MatchError,
     MatchFinishedError,
     NotYourTurnError,
     RecoveryError,
@@ -46,8 +40,13 @@ from botarena.server.match._errors import (
     SeatTokenRequiredError,
     StaleStateVersionError,
 )
+from botarena.server.match._history import EventKind, History, LogEntry
 from botarena.server.match._hooks import GameHooks, hooks_for
-from botarena.server.match._settings import MatchSettings, TimeoutPolicy
+from botarena.server.match._policies import StandIns
+from botarena.server.match._ranking import ABANDONED, MatchResult, places
+from botarena.server.match._replay import ReplayClock, check_start, replay
+from botarena.server.match._settings import MatchSettings
+from botarena.server.match._tokens import hash_token, new_token, seat_of
 
 __all__ = [
     "ABANDONED",
@@ -67,22 +66,7 @@ __all__ = [
 Clock = Callable[[], float]
 """A clock returning seconds: monotonic for deadlines, epoch seconds for timestamps."""
 
-_REQUEST_CACHE_SIZE = 64
-_AnswerT = TypeVar("_AnswerT", "SubmitResult", "ResignResult")
 _MAX_STAND_IN_MOVES = 10_000
-# Engine states kept per match (Match.state_at): every _CHECKPOINT_EVERY-th version, and
-# the last _RECENT_STATES while it runs (the entries of one change, which streams read).
-_CHECKPOINT_EVERY = 16
-_RECENT_STATES = 8
-
-
-class EventKind(StrEnum):
-    """The kinds of event-log entries."""
-
-    MATCH_STARTED = "match_started"
-    MOVE_APPLIED = "move_applied"
-    SEAT_FORFEITED = "seat_forfeited"
-    MATCH_FINISHED = "match_finished"
 
 
 class ForfeitReason(StrEnum):
@@ -95,93 +79,6 @@ class ForfeitReason(StrEnum):
     """Never showed up within ``join_timeout``, or too many stand-in moves in a row."""
     BOT_EXITED = "bot_exited"
     """Whoever started the seat's bot reported that its process ended (a resignation)."""
-
-
-ABANDONED = "abandoned"
-"""The end reason of a match nobody played (see the module docstring)."""
-
-
-@dataclass(frozen=True, slots=True)
-class MatchResult:
-    """The final result of a match, forfeits taken into account.
-
-    Attributes:
-        scores: Final score by seat.
-        ranks: Place by seat, 1 = first; forfeited seats rank after all others.
-        forfeited: Whether each seat forfeited.
-        reason: The engine's end reason, ``"forfeit"`` when fewer than two seats remained,
-            or ``"abandoned"`` (:data:`ABANDONED`; every seat ranks last).
-        forfeit_reasons: Each seat's :class:`ForfeitReason` value, ``""`` if it did not.
-    """
-
-    scores: tuple[int, ...]
-    ranks: tuple[int, ...]
-    forfeited: tuple[bool, ...]
-    reason: str
-    forfeit_reasons: tuple[str, ...] = ()
-
-    @property
-    def abandoned(self) -> bool:
-        """Whether nobody played the match (no seat wins)."""
-        return self.reason == ABANDONED
-
-
-@dataclass(frozen=True, slots=True)
-class LogEntry:
-    """One entry of the append-only event log: plain data, the replay and recovery record.
-
-    Attributes:
-        state_version: The version after this entry.
-        time: Wall-clock time of the entry, epoch seconds.
-        kind: What happened.
-        seat: The seat that moved or forfeited.
-        move: The engine move as applied (unredacted; views redact it per viewer).
-        think_time: Seconds the seat used for the decision.
-        by_timeout: True if the server chose the move for the seat (timeout, illegal
-            moves, or a forfeited seat the engine still asks to act).
-        reason: Forfeit reason, or the end reason of ``MATCH_FINISHED``.
-        result: The result, on ``MATCH_FINISHED``.
-        request_id: The ``request_id`` of the seat's submit or resign that made the entry,
-            if it had one; kept so that a retry after a restart gets the first answer.
-    """
-
-    state_version: int
-    time: float
-    kind: EventKind
-    seat: Seat | None = None
-    move: object | None = None
-    think_time: float | None = None
-    by_timeout: bool = False
-    reason: str | None = None
-    result: MatchResult | None = None
-    request_id: str | None = None
-
-
-@dataclass(slots=True)
-class PendingDecision:
-    """A decision the match is waiting for.
-
-    Attributes:
-        decision_id: Unique within the match; a new decision gets a new id.
-        seat: The seat that must decide.
-        requested_version: The state version at which the decision was requested.
-        started_at: Monotonic time the decision was requested.
-        deadline: Monotonic time the seat's clock runs out (time bank included).
-        deadline_time: The same instant in wall-clock epoch seconds.
-        move_time_limit: The per-decision limit.
-        time_bank: The seat's bank when the decision was requested.
-        illegal_moves: Rejected moves so far in this decision.
-    """
-
-    decision_id: int
-    seat: Seat
-    requested_version: int
-    started_at: float
-    deadline: float
-    deadline_time: float
-    move_time_limit: float
-    time_bank: float
-    illegal_moves: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,20 +94,6 @@ class ResignResult:
     """The answer to a resignation."""
 
     state_version: int
-
-
-def _new_token(match_id: str) -> str:
-    # A token names its match ("{match_id}.{secret}"), so a bot needs only the server and
-    # its token (docs/bots.md); the secret part is what authenticates.
-    return f"{match_id}.{secrets.token_urlsafe(24)}"
-
-
-def hash_token(token: str) -> str:
-    """Return the SHA-256 of a seat token, hex: what the match keeps and the store stores.
-
-    Tokens carry 192 random bits, so a plain hash (no salt, no key stretching) is enough.
-    """
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,7 +117,6 @@ class SeatRecord:
 
 @dataclass(slots=True)
 class _Seat:
-    token_hash: bytes
     name: str
     time_bank: float
     forfeited: bool = False
@@ -247,9 +129,7 @@ class _Seat:
     stand_in_streak: int = 0
     # Whether a call with the seat's token arrived (Policies.join_timeout).
     joined: bool = False
-    answers: OrderedDict[tuple[str, str], SubmitResult | ResignResult | MatchError] = field(
-        default_factory=OrderedDict
-    )
+    answers: Answers = field(default_factory=Answers)
 
 
 class Match:
@@ -285,13 +165,12 @@ class Match:
         self.hooks = hooks if hooks is not None else hooks_for(settings.game)
         self._clock = clock
         self._wall_clock = wall_clock
-        self.state: Any = rules.new_match(settings.game_config, settings.seat_count, settings.seed)
-        # The engine state after some versions (see state_at): every _CHECKPOINT_EVERY-th,
-        # and the last _RECENT_STATES while the match runs.
-        self._states: dict[int, Any] = {0: self.state}
-        self._made_again: tuple[int, Any] = (0, self.state)  # state_at's last answer
-        self.events: list[LogEntry] = []
-        self.pending: dict[Seat, PendingDecision] = {}
+        self._decision_clock = DecisionClock.of(settings.time_control)
+        self._stand_ins = StandIns(rules, self.hooks, settings.policies, settings.seed)
+        self._state: Any = rules.new_match(settings.game_config, settings.seat_count, settings.seed)
+        self._history = History(rules, self.hooks, self._state)
+        self._log = self._history.entries  # read on every command: one lookup
+        self._pending: dict[Seat, PendingDecision] = {}
         self.result: MatchResult | None = None
         self.created_time = wall_clock()
         self.end_time: float | None = None
@@ -302,17 +181,15 @@ class Match:
         self._join_deadline: float | None = clock() + settings.policies.join_timeout
         self._legal_cache: dict[Seat, tuple[int, Sequence[Any]]] = {}
         if tokens is None and token_hashes is None:
-            tokens = [_new_token(match_id) for _ in range(settings.seat_count)]
+            tokens = [new_token(match_id) for _ in range(settings.seat_count)]
         self._tokens = tuple(tokens or ())
         if token_hashes is None:
             token_hashes = [hash_token(token) for token in self._tokens]
+        # The seats' token hashes, raw, by seat (authenticate reads them on every call).
+        self._token_hashes = [bytes.fromhex(token_hash) for token_hash in token_hashes]
         self._seats = [
-            _Seat(
-                token_hash=bytes.fromhex(token_hash),
-                name=name,
-                time_bank=settings.time_control.time_bank,
-            )
-            for token_hash, name in zip(token_hashes, settings.seat_names, strict=True)
+            _Seat(name=name, time_bank=settings.time_control.time_bank)
+            for _, name in zip(token_hashes, settings.seat_names, strict=True)
         ]
         self._append(EventKind.MATCH_STARTED)
         self._advance(moved=frozenset(), now=clock())
@@ -363,37 +240,22 @@ class Match:
             RecoveryError: The log does not replay: a logged move is illegal, a seat
                 that owed no decision acted, or a regenerated entry differs.
         """
-        if not log or log[0].kind is not EventKind.MATCH_STARTED:
-            raise RecoveryError(f"match {match_id}: the log does not start with the match")
-        replay_time = [log[0].time]
+        check_start(match_id, log)
+        replay_clock = ReplayClock(log[0].time)
         match = cls(
             match_id,
             rules,
             settings,
             clock=clock,
-            wall_clock=lambda: replay_time[0],
+            wall_clock=replay_clock,
             hooks=hooks,
             token_hashes=token_hashes,
         )
         now = clock()
-        try:
-            for entry in log[1:]:
-                replay_time[0] = entry.time
-                match._replay(entry, now)
-        except (IllegalMoveError, ValueError) as error:
-            raise RecoveryError(
-                f"match {match_id}: a logged entry does not apply: {error}"
-            ) from error
-        if len(match.events) != len(log):
-            raise RecoveryError(
-                f"match {match_id}: the log ends at version {len(log) - 1} but the match "
-                f"went on to version {match.state_version}"
-            )
+        replay(match_id, log, match._log, replay_clock, lambda entry: match._replay(entry, now))
         # Entries the match made during the replay carry the replay's clock: take the
         # logged times, so the rebuilt log equals the stored one.
-        match.events = [
-            replace(made, time=logged.time) for made, logged in zip(match.events, log, strict=True)
-        ]
+        match._history.take_times(log)
         match.created_time = created_time
         if match.result is not None:
             match.end_time = log[-1].time
@@ -413,24 +275,8 @@ class Match:
         return match
 
     def _replay(self, entry: LogEntry, now: float) -> None:
-        version = entry.state_version
-        if version < len(self.events):
-            made = self.events[version]
-            if (made.kind, made.seat, made.move, made.by_timeout, made.reason) != (
-                entry.kind,
-                entry.seat,
-                entry.move,
-                entry.by_timeout,
-                entry.reason,
-            ):
-                raise RecoveryError(
-                    f"match {self.match_id}: version {version} replays as {made.kind} of "
-                    f"seat {made.seat}, but the log has {entry.kind} of seat {entry.seat}"
-                )
-            return
-        seat = entry.seat
-        if version != len(self.events):
-            raise RecoveryError(f"match {self.match_id}: version {version} is out of order")
+        """Apply a logged entry the match did not make by itself (see :mod:`._replay`)."""
+        version, seat = entry.state_version, entry.seat
         if entry.kind is EventKind.MATCH_FINISHED and entry.reason == ABANDONED:
             self._abandon(now)  # nobody showed up: the join deadline made it, not a seat
             return
@@ -438,7 +284,7 @@ class Match:
             raise RecoveryError(f"match {self.match_id}: version {version} is out of order")
         request_id = entry.request_id
         answers = self._seats[seat].answers
-        if entry.kind is EventKind.MOVE_APPLIED and seat in self.pending:
+        if entry.kind is EventKind.MOVE_APPLIED and seat in self._pending:
             data = self._seats[seat]
             if entry.by_timeout:
                 data.stand_in_moves += 1
@@ -446,8 +292,8 @@ class Match:
             else:
                 data.stand_in_streak = 0
                 data.joined = True
-            move = self.hooks.annotate(self.rules, self.state, seat, entry.move)
-            new_state = self.rules.apply(self.state, seat, entry.move)
+            move = self.hooks.annotate(self.rules, self._state, seat, entry.move)
+            new_state = self.rules.apply(self._state, seat, entry.move)
             self._apply(
                 seat,
                 move,
@@ -460,20 +306,13 @@ class Match:
             # The answer the seat got, made again: the entries the move led to (stand-in
             # moves, the finish) were made by the same call, so the version is the same.
             if request_id:
-                self._remember(
-                    answers,
-                    ("submit", request_id),
-                    request_id,
-                    SubmitResult(self.state_version, move),
-                )
+                answers.remember("submit", request_id, SubmitResult(self.state_version, move))
         elif entry.kind is EventKind.SEAT_FORFEITED and self.result is None:
             if self._seats[seat].forfeited:
                 raise RecoveryError(f"match {self.match_id}: seat {seat} forfeited twice")
             self._forfeit(seat, ForfeitReason(entry.reason or ""), now, request_id=request_id)
             if request_id:
-                self._remember(
-                    answers, ("resign", request_id), request_id, ResignResult(self.state_version)
-                )
+                answers.remember("resign", request_id, ResignResult(self.state_version))
         else:
             raise RecoveryError(
                 f"match {self.match_id}: version {version} is a {entry.kind} of seat {seat}, "
@@ -483,16 +322,16 @@ class Match:
     def _restart_clocks(self, now: float) -> None:
         # Fresh deadlines from the seats' banks; each decision keeps the version it was
         # requested at, so a move chosen before the restart is still current.
-        for seat, decision in sorted(self.pending.items()):
+        for seat, decision in sorted(self._pending.items()):
             self._request_decision(seat, now)
-            self.pending[seat].requested_version = decision.requested_version
+            self._pending[seat].requested_version = decision.requested_version
 
     # ------------------------------------------------------------------ queries
 
     @property
     def state_version(self) -> int:
         """The current version: the version of the last log entry."""
-        return len(self.events) - 1
+        return len(self._log) - 1
 
     @property
     def finished(self) -> bool:
@@ -512,7 +351,7 @@ class Match:
     @property
     def token_hashes(self) -> tuple[str, ...]:
         """Every seat's :func:`hash_token`, by seat."""
-        return tuple(seat.token_hash.hex() for seat in self._seats)
+        return tuple(token_hash.hex() for token_hash in self._token_hashes)
 
     def reissue_token(self, seat: Seat) -> str:
         """Give ``seat`` a new secret token and return it; the old one stops working.
@@ -520,8 +359,8 @@ class Match:
         For a seat whose token the server no longer knows (a match rebuilt from the
         store) and whose player lost it too. Persisting the new hash is the caller's.
         """
-        token = _new_token(self.match_id)
-        self._seats[seat].token_hash = bytes.fromhex(hash_token(token))
+        token = new_token(self.match_id)
+        self._token_hashes[seat] = bytes.fromhex(hash_token(token))
         if self._tokens:
             self._tokens = (*self._tokens[:seat], token, *self._tokens[seat + 1 :])
         return token
@@ -560,61 +399,61 @@ class Match:
 
     def time_bank(self, seat: Seat) -> float:
         """Return the seat's time bank now, in seconds (a running decision drains it)."""
-        decision = self.pending.get(seat)
+        decision = self._pending.get(seat)
         if decision is None or not self._seats[seat].joined:
             return self._seats[seat].time_bank  # no clock runs before the seat shows up
-        used = self._clock() - decision.started_at - decision.move_time_limit
-        return max(0.0, decision.time_bank - max(0.0, used))
+        return self._decision_clock.bank_left(decision, self._clock())
+
+    @property
+    def state(self) -> Any:
+        """The current engine state (read-only: the match alone changes it)."""
+        return self._state
+
+    @property
+    def pending(self) -> Mapping[Seat, PendingDecision]:
+        """The decisions the match waits for, by seat (read-only; see
+        :meth:`pending_decision`)."""
+        return self._pending
+
+    def pending_decision(self, seat: Seat) -> PendingDecision | None:
+        """Return the decision ``seat`` owes now, or ``None``."""
+        return self._pending.get(seat)
+
+    def owes_decision(self, seat: Seat | None) -> bool:
+        """Return whether the match waits for a decision of ``seat``."""
+        return seat in self._pending
+
+    @property
+    def events(self) -> Sequence[LogEntry]:
+        """The event log, version 0 first (read-only)."""
+        return self._log
+
+    def entries_after(self, version: int, through: int | None = None) -> Sequence[LogEntry]:
+        """Return the log entries after ``version`` (``-1``: all), up to ``through``."""
+        return self._log[version + 1 : None if through is None else through + 1]
+
+    def last_entry(self) -> LogEntry:
+        """Return the newest log entry."""
+        return self._log[-1]
 
     def state_at(self, version: int) -> Any:
-        """Return the engine state after the log entry at ``version``.
-
-        The match keeps the state of every ``_CHECKPOINT_EVERY``-th version and of the
-        last few; any other is made again from the closest earlier one it keeps (or the
-        last one it made, as a stream reads versions in order) by applying the logged
-        entries in between: engines are pure and deterministic. A finished Qwirkle match
-        of ~100 versions then holds ~8 states instead of ~100 (each holds its board).
+        """Return the engine state after the log entry at ``version``
+        (:meth:`._history.History.state_at`).
 
         Raises:
             IndexError: ``version`` is beyond the log.
         """
-        if not 0 <= version < len(self.events):
-            raise IndexError(f"version {version} is beyond the log (0..{len(self.events) - 1})")
-        states = self._states
-        kept = states.get(version)
-        if kept is not None:
-            return kept
-        start = version - 1
-        while start not in states:  # a checkpoint is at most _CHECKPOINT_EVERY back
-            start -= 1
-        state = states[start]
-        made_version, made = self._made_again
-        if start < made_version < version:
-            start, state = made_version, made
-        for entry in self.events[start + 1 : version + 1]:
-            state = self._state_after(state, entry)
-        self._made_again = (version, state)
-        return state
-
-    def _state_after(self, state: Any, entry: LogEntry) -> Any:
-        """The state after ``entry`` from the state before it (what _apply and _forfeit
-        made of it)."""
-        if entry.kind is EventKind.MOVE_APPLIED and entry.seat is not None:
-            return self.rules.apply(state, entry.seat, entry.move)
-        if entry.kind is EventKind.SEAT_FORFEITED and entry.seat is not None:
-            reduced = self.hooks.remove_seat(self.rules, state, entry.seat)
-            return state if reduced is None else reduced
-        return state
+        return self._history.state_at(version)
 
     def scores(self) -> tuple[int, ...]:
         """Return every seat's current (or final) score."""
         if self.result is not None:
             return self.result.scores
-        return self.hooks.scores(self.rules, self.state, self.seat_count)
+        return self.hooks.scores(self.rules, self._state, self.seat_count)
 
     def seats_to_act(self) -> tuple[Seat, ...]:
         """Return the seats the match waits for, sorted."""
-        return tuple(sorted(self.pending))
+        return tuple(sorted(self._pending))
 
     def legal_moves(self, seat: Seat) -> Sequence[Any]:
         """Return the seat's legal moves now (cached per state version)."""
@@ -623,7 +462,7 @@ class Match:
     def next_deadline(self) -> float | None:
         """Return the earliest pending deadline (monotonic), the join deadline included,
         or ``None``."""
-        deadline = min((d.deadline for d in self.pending.values()), default=None)
+        deadline = min((d.deadline for d in self._pending.values()), default=None)
         join = self._join_deadline
         if join is None or self.result is not None or not self._awaiting_join():
             return deadline
@@ -638,12 +477,7 @@ class Match:
         """
         if not token:
             raise SeatTokenRequiredError()
-        found: Seat | None = None
-        digest = hashlib.sha256(token.encode()).digest()
-        # Compare against every seat in constant time per token: no timing oracle.
-        for seat, data in enumerate(self._seats):
-            if hmac.compare_digest(data.token_hash, digest):
-                found = seat
+        found = seat_of(token, self._token_hashes)
         if found is None:
             raise SeatTokenInvalidError()
         return found
@@ -662,11 +496,11 @@ class Match:
         data = self._seats[seat]
         if not data.joined:
             data.joined = True
-            decision = self.pending.get(seat)
+            decision = self._pending.get(seat)
             if decision is not None:
                 # Its clock starts now: a bot is not charged for its own start-up.
-                self._start_clock(decision, now)
-        if not self._awaiting_join():
+                self._decision_clock.start(decision, now, self._wall_clock())
+        if self._join_deadline is not None and not self._awaiting_join():
             self._join_deadline = None  # everybody is here: nothing left to check
         return changed
 
@@ -702,8 +536,7 @@ class Match:
         seat = self.authenticate(token)
         now = self._clock()
         self.show_up(seat, now)
-        return self._answer(
-            seat,
+        return self._seats[seat].answers.answer(
             "submit",
             request_id,
             lambda: self._submit(seat, move, expected_state_version, now, request_id),
@@ -734,8 +567,8 @@ class Match:
         seat = self.authenticate(token)
         now = self._clock()
         self.show_up(seat, now)
-        return self._answer(
-            seat, "resign", request_id, lambda: self._resign(seat, now, request_id, reason)
+        return self._seats[seat].answers.answer(
+            "resign", request_id, lambda: self._resign(seat, now, request_id, reason)
         )
 
     def expire(self, now: float | None = None) -> bool:
@@ -747,8 +580,10 @@ class Match:
         now = self._clock() if now is None else now
         changed = False
         while self.result is None:
-            overdue = [d for d in self.pending.values() if d.deadline <= now]
-            join = self._join_deadline if self._awaiting_join() else None
+            overdue = [d for d in self._pending.values() if d.deadline <= now]
+            join = self._join_deadline
+            if join is not None and not self._awaiting_join():
+                join = None
             first = min(overdue, key=lambda d: (d.deadline, d.seat), default=None)
             if join is not None and join <= now and (first is None or join <= first.deadline):
                 self._settle_joins(now)
@@ -762,37 +597,6 @@ class Match:
 
     # ------------------------------------------------------------------ internals
 
-    def _answer(
-        self, seat: Seat, command: str, request_id: str, run: Callable[[], _AnswerT]
-    ) -> _AnswerT:
-        answers = self._seats[seat].answers
-        key = (command, request_id)
-        if request_id and key in answers:
-            first = answers[key]
-            if isinstance(first, MatchError):
-                raise first
-            return first  # type: ignore[return-value]
-        try:
-            answer = run()
-        except MatchError as error:
-            self._remember(answers, key, request_id, error)
-            raise
-        self._remember(answers, key, request_id, answer)
-        return answer
-
-    @staticmethod
-    def _remember(
-        answers: OrderedDict[tuple[str, str], SubmitResult | ResignResult | MatchError],
-        key: tuple[str, str],
-        request_id: str,
-        answer: SubmitResult | ResignResult | MatchError,
-    ) -> None:
-        if not request_id:
-            return
-        answers[key] = answer
-        if len(answers) > _REQUEST_CACHE_SIZE:
-            answers.popitem(last=False)
-
     def _check_can_act(self, seat: Seat) -> None:
         if self.result is not None:
             raise MatchFinishedError()
@@ -803,16 +607,16 @@ class Match:
         self, seat: Seat, move: object, expected: int, now: float, request_id: str
     ) -> SubmitResult:
         self._check_can_act(seat)
-        decision = self.pending.get(seat)
+        decision = self._pending.get(seat)
         if decision is None:
-            raise NotYourTurnError(seat, frozenset(self.pending))
+            raise NotYourTurnError(seat, frozenset(self._pending))
         # A move chosen at any version since the decision was requested is current: the
         # versions in between are other seats' sealed choices or forfeits, which do not
         # change what this seat may do.
         if not decision.requested_version <= expected <= self.state_version:
             raise StaleStateVersionError(expected, self.state_version)
         try:
-            new_state = self.rules.apply(self.state, seat, move)
+            new_state = self.rules.apply(self._state, seat, move)
         except IllegalMoveError as error:
             decision.illegal_moves += 1
             self._seats[seat].illegal_moves += 1
@@ -825,8 +629,9 @@ class Match:
             raise rejection from error
         applied = self._annotated(seat, move)
         think = now - decision.started_at
-        self._settle_clock(seat, decision, think, timed_out=False)
-        self._seats[seat].stand_in_streak = 0
+        data = self._seats[seat]
+        data.time_bank = self._decision_clock.bank_after(decision, now, DecisionEnd.OWN_MOVE)
+        data.stand_in_streak = 0
         self._apply(
             seat,
             applied,
@@ -868,22 +673,8 @@ class Match:
                 data.forfeit_order = self._forfeits
         self._finish(ABANDONED, None)
 
-    def _pick(self, seat: Seat) -> Callable[[Sequence[Any]], Any]:
-        """A uniform choice seeded by the match seed, the state version and the seat: a
-        replay makes the same stand-in move, and no bot can predict it (the seed is secret
-        while the match runs). Its own seed, not the engine's draw stream: a stand-in
-        shown to everyone must not reveal a word of the hidden draws."""
-        key = f"stand-in:{self.settings.seed}:{self.state_version}:{seat}".encode()
-        seed = int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little")
-
-        def pick(options: Sequence[Any]) -> Any:
-            index, _ = random_below(seed, 0, len(options))
-            return options[index]
-
-        return pick
-
     def _stand_in(self, seat: Seat) -> object:
-        return self.hooks.stand_in_move(self.rules, self.state, seat, self._pick(seat))
+        return self._stand_ins.move(self._state, seat, self.state_version)
 
     def _annotated(self, seat: Seat, move: object) -> object:
         # Engines put annotations (a Qwirkle placement's score) on the moves they list;
@@ -895,21 +686,14 @@ class Match:
     def _legal(self, seat: Seat) -> Sequence[Any]:
         cached = self._legal_cache.get(seat)
         if cached is None or cached[0] != self.state_version:
-            moves = self.rules.legal_moves(self.state, seat) if seat in self.pending else ()
+            moves = self.rules.legal_moves(self._state, seat) if seat in self._pending else ()
             cached = (self.state_version, moves)
             self._legal_cache[seat] = cached
         return cached[1]
 
-    def _settle_clock(
-        self, seat: Seat, decision: PendingDecision, think: float, *, timed_out: bool
-    ) -> None:
-        data = self._seats[seat]
-        if timed_out:
-            data.time_bank = 0.0
-            return
-        overrun = max(0.0, think - decision.move_time_limit)
-        data.time_bank = max(0.0, decision.time_bank - overrun)
-        data.time_bank += self.settings.time_control.increment
+    def _settle_clock(self, decision: PendingDecision, now: float, end: DecisionEnd) -> None:
+        data = self._seats[decision.seat]
+        data.time_bank = self._decision_clock.bank_after(decision, now, end)
 
     def _apply_timeout_policy(
         self, decision: PendingDecision, reason: ForfeitReason, now: float
@@ -918,33 +702,25 @@ class Match:
         think = now - decision.started_at
         if reason is ForfeitReason.TIMEOUT:
             self._seats[seat].timeouts += 1
-        policies = self.settings.policies
-        if policies.on_timeout is TimeoutPolicy.DEFAULT_MOVE:
-            try:
-                move = self._stand_in(seat)
-                new_state = self.rules.apply(self.state, seat, move)
-            except (LookupError, IllegalMoveError):
-                pass  # no stand-in move: the seat forfeits instead
-            else:
-                data = self._seats[seat]
-                data.time_bank = (
-                    0.0
-                    if reason is ForfeitReason.TIMEOUT
-                    else max(0.0, decision.time_bank - max(0.0, think - decision.move_time_limit))
-                )
-                data.stand_in_moves += 1
-                data.stand_in_streak += 1
-                move = self._annotated(seat, move)
-                self._apply(seat, move, new_state, think_time=think, by_timeout=True, now=now)
-                if (
-                    data.stand_in_streak >= policies.max_stand_ins_in_a_row
-                    and self.result is None
-                    and not data.forfeited
-                ):
-                    # A bot that does not play must not win through the server's moves.
-                    self._forfeit(seat, ForfeitReason.ABSENT, now)
-                return
-        self._settle_clock(seat, decision, think, timed_out=True)
+        stand_in = self._stand_ins.for_policy(self._state, seat, self.state_version)
+        if stand_in is not None:
+            move, new_state = stand_in
+            timed_out = reason is ForfeitReason.TIMEOUT
+            end = DecisionEnd.OUT_OF_TIME if timed_out else DecisionEnd.STAND_IN
+            self._settle_clock(decision, now, end)
+            data = self._seats[seat]
+            data.stand_in_moves += 1
+            data.stand_in_streak += 1
+            move = self._annotated(seat, move)
+            self._apply(seat, move, new_state, think_time=think, by_timeout=True, now=now)
+            if (
+                self._stand_ins.too_many_in_a_row(data.stand_in_streak)
+                and self.result is None
+                and not data.forfeited
+            ):
+                self._forfeit(seat, ForfeitReason.ABSENT, now)
+            return
+        self._settle_clock(decision, now, DecisionEnd.OUT_OF_TIME)
         self._forfeit(seat, reason, now)
 
     def _apply(
@@ -958,7 +734,7 @@ class Match:
         now: float,
         request_id: str | None = None,
     ) -> None:
-        self.state = new_state
+        self._state = new_state
         self._append(
             EventKind.MOVE_APPLIED,
             seat=seat,
@@ -976,36 +752,23 @@ class Match:
         self._forfeits += 1
         data.forfeited, data.forfeit_reason, data.forfeit_order = True, reason, self._forfeits
         self._last_forfeit = reason
-        self.pending.pop(seat, None)
-        reduced = self.hooks.remove_seat(self.rules, self.state, seat)
+        self._pending.pop(seat, None)
+        reduced = self.hooks.remove_seat(self.rules, self._state, seat)
         if reduced is not None:
-            self.state = reduced
+            self._state = reduced
         self._append(
             EventKind.SEAT_FORFEITED, seat=seat, reason=reason.value, request_id=request_id
         )
         self._advance(moved=frozenset(), now=now)
 
     def _append(self, kind: EventKind, **fields: Any) -> None:
-        entry = LogEntry(
-            state_version=len(self.events), time=self._wall_clock(), kind=kind, **fields
-        )
-        self.events.append(entry)
-        version = entry.state_version
-        states = self._states
-        states[version] = self.state
-        old = version - _RECENT_STATES
-        if old > 0 and old % _CHECKPOINT_EVERY:
-            states.pop(old, None)
-        if kind is EventKind.MATCH_FINISHED:  # no live stream needs the recent ones now
-            for recent in range(max(1, old + 1), version):
-                if recent % _CHECKPOINT_EVERY:
-                    states.pop(recent, None)
+        self._history.append(self._state, self._wall_clock(), kind, fields)
 
     def _advance(self, *, moved: frozenset[Seat], now: float) -> None:
         """Bring the match to its next waiting point after a state change."""
         for _ in range(_MAX_STAND_IN_MOVES):
             remaining = [s for s, data in enumerate(self._seats) if not data.forfeited]
-            outcome = self.rules.outcome(self.state)
+            outcome = self.rules.outcome(self._state)
             if outcome is not None:
                 self._finish(outcome.reason, outcome)
                 return
@@ -1018,7 +781,7 @@ class Match:
                 else:
                     self._finish("forfeit", None)
                 return
-            to_act = self.rules.to_act(self.state)
+            to_act = self.rules.to_act(self._state)
             stand_ins = sorted(s for s in to_act if self._seats[s].forfeited)
             if not stand_ins:
                 break
@@ -1026,7 +789,7 @@ class Match:
             seat = stand_ins[0]
             move = self._stand_in(seat)
             self._seats[seat].stand_in_moves += 1
-            self.state = self.rules.apply(self.state, seat, move)
+            self._state = self.rules.apply(self._state, seat, move)
             self._append(
                 EventKind.MOVE_APPLIED, seat=seat, move=move, think_time=0.0, by_timeout=True
             )
@@ -1035,46 +798,36 @@ class Match:
             raise RuntimeError("forfeited seats kept the engine busy; the match cannot go on")
         if not to_act:
             raise RuntimeError(f"{self.rules.name}: no seat to act but no outcome either")
-        for seat in list(self.pending):
+        for seat in list(self._pending):
             if seat not in to_act or seat in moved:
-                del self.pending[seat]
+                del self._pending[seat]
         for seat in sorted(to_act):
-            if seat not in self.pending:
+            if seat not in self._pending:
                 self._request_decision(seat, now)
 
     def _request_decision(self, seat: Seat, now: float) -> None:
         self._decision_ids += 1
-        limit = self.settings.time_control.move_time_limit
-        bank = self._seats[seat].time_bank
-        decision = PendingDecision(
-            decision_id=self._decision_ids,
-            seat=seat,
-            requested_version=self.state_version,
-            started_at=now,
-            deadline=now + limit + bank,
-            deadline_time=self._wall_clock() + limit + bank,
-            move_time_limit=limit,
-            time_bank=bank,
+        wall_now = self._wall_clock()
+        decision = self._decision_clock.open(
+            self._decision_ids,
+            seat,
+            self.state_version,
+            self._seats[seat].time_bank,
+            now,
+            wall_now,
         )
         join = self._join_deadline
         if join is not None and not self._seats[seat].joined:
             # A seat that has not shown up has no clock yet (show_up starts it): it waits
             # for the join deadline, which forfeits it if it never comes.
-            decision.deadline = join
-            decision.deadline_time = self._wall_clock() + max(0.0, join - now)
-        self.pending[seat] = decision
-
-    def _start_clock(self, decision: PendingDecision, now: float) -> None:
-        total = decision.move_time_limit + decision.time_bank
-        decision.started_at = now
-        decision.deadline = now + total
-        decision.deadline_time = self._wall_clock() + total
+            self._decision_clock.wait_until(decision, join, now, wall_now)
+        self._pending[seat] = decision
 
     def _finish(self, reason: str, outcome: Any) -> None:
         scores = (
             outcome.scores
             if outcome is not None
-            else self.hooks.scores(self.rules, self.state, self.seat_count)
+            else self.hooks.scores(self.rules, self._state, self.seat_count)
         )
         engine_ranks = outcome.ranks if outcome is not None else (1,) * self.seat_count
         forfeited = tuple(data.forfeited for data in self._seats)
@@ -1082,24 +835,10 @@ class Match:
             data.forfeit_reason.value if data.forfeit_reason is not None else ""
             for data in self._seats
         )
-        survivors = [s for s in range(self.seat_count) if not forfeited[s]]
-        ranks = [0] * self.seat_count
-        for seat in survivors:
-            ranks[seat] = 1 + sum(engine_ranks[o] < engine_ranks[seat] for o in survivors)
-        # Forfeited seats rank after every survivor, in reverse order of elimination: the
-        # later a seat dropped out, the better its place.
-        for seat in range(self.seat_count):
-            if forfeited[seat]:
-                order = self._seats[seat].forfeit_order
-                later = sum(
-                    forfeited[o] and self._seats[o].forfeit_order > order
-                    for o in range(self.seat_count)
-                )
-                ranks[seat] = len(survivors) + 1 + later
-        if reason == ABANDONED:
-            ranks = [self.seat_count] * self.seat_count  # nobody played: nobody wins
-        self.pending.clear()
+        orders = [data.forfeit_order if data.forfeited else None for data in self._seats]
+        ranks = places(engine_ranks, orders, abandoned=reason == ABANDONED)
+        self._pending.clear()
         self._legal_cache.clear()  # nobody moves any more: free the last legal moves
-        self.result = MatchResult(tuple(scores), tuple(ranks), forfeited, reason, reasons)
+        self.result = MatchResult(tuple(scores), ranks, forfeited, reason, reasons)
         self.end_time = self._wall_clock()
         self._append(EventKind.MATCH_FINISHED, reason=reason, result=self.result)

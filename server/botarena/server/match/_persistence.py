@@ -93,7 +93,7 @@ def stored_result(match: Match) -> StoredResult | None:
         ranks=result.ranks,
         forfeited=result.forfeited,
         reason=result.reason,
-        end_time=match.end_time if match.end_time is not None else match.events[-1].time,
+        end_time=match.end_time if match.end_time is not None else match.last_entry().time,
     )
 
 

@@ -375,7 +375,7 @@ class EventEncoder:
     def prepare_decision(self, decision: PendingDecision) -> None:
         """Encode ``decision``'s legal moves now, if it is still pending (a loop callback)."""
         match = self._match
-        if match.pending.get(decision.seat) is not decision:
+        if match.pending_decision(decision.seat) is not decision:
             return
         moves = match.legal_moves(decision.seat)
         entries = self._codec.legal_move_entries(moves, _LEGAL_MOVES_FIELD)
@@ -422,7 +422,7 @@ class EventEncoder:
             entries = self._codec.legal_move_entries(item.legal_moves, _LEGAL_MOVES_FIELD)
         self._prepared = None
         event = match_pb2.MatchEvent(state_version=item.state_version)
-        set_timestamp(event.time, _requested_time(decision))
+        set_timestamp(event.time, decision.started_time)
         requested = match_pb2.DecisionRequested()
         encode_decision(decision, requested.decision)
         body = (
@@ -442,8 +442,3 @@ class EventEncoder:
         data = self._codec.view_bytes(self._match.rules.view(state, viewer), viewer)
         self._last_view = (state, data)
         return data
-
-
-def _requested_time(decision: PendingDecision) -> float:
-    """The wall-clock time ``decision`` was requested."""
-    return decision.deadline_time - decision.move_time_limit - decision.time_bank

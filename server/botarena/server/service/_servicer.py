@@ -217,7 +217,7 @@ class MatchServicer:
         response = match_service_pb2.GetPlayerViewResponse(state_version=match.state_version)
         response.seats_to_act.extend(match.seats_to_act())
         encode_view(match, match.state, seat, with_history=True, out=response.view)
-        if seat is not None and (decision := match.pending.get(seat)) is not None:
+        if seat is not None and (decision := match.pending_decision(seat)) is not None:
             encode_decision(decision, response.decision)
             codec = codec_for_game(match.settings.game)
             add_legal_moves(codec, match.legal_moves(seat), response, "legal_moves")
@@ -296,7 +296,7 @@ class MatchServicer:
         loop = asyncio.get_running_loop()
         async for item in self.manager.stream(match_id, seat, request.after_state_version):
             if item.decision is None and seat is not None:
-                decision = match.pending.get(seat)
+                decision = match.pending_decision(seat)
                 if decision is not None and item.state_version == match.state_version:
                     loop.call_soon(encoder.prepare_decision, decision)
             yield encoder.event_bytes(item)
