@@ -415,6 +415,9 @@ async def _hold_matches_on(count: int, database: str) -> None:
     # runs, nor leave these in the user's default database.
     argv = ["serve", "--port", str(port), "--db", database, "--log-format", "json"]
     argv += ["--log-level", "warning"]
+    # One client holds them all: lift the admission limits a shared server keeps.
+    argv += ["--max-active-matches", str(max(count, 1)), "--max-matches-per-caller", "0"]
+    argv += ["--max-creates-per-minute", "0"]
     command = f"from botarena.clients.cli import main; raise SystemExit(main({argv!r}))"
     child = subprocess.Popen([sys.executable, "-c", command], stdout=subprocess.DEVNULL)
     try:

@@ -45,6 +45,9 @@ def test_a_held_decision_waits_for_the_given_deadline() -> None:
     decision = _decision()
     DecisionClock.wait_until(decision, 130.0, 100.0, 1.7e9)
     assert (decision.deadline, decision.deadline_time) == (130.0, 1.7e9 + 30.0)
+    # The time it was requested stays its start time: not the join deadline less the
+    # limit and bank, which the encoder once took it for.
+    assert decision.started_time == pytest.approx(1.7e9)
 
 
 def test_starting_a_clock_gives_the_whole_limit_and_bank_from_now() -> None:

@@ -25,7 +25,9 @@ class PendingDecision:
         decision_id: Unique within the match; a new decision gets a new id.
         seat: The seat that must decide.
         requested_version: The state version at which the decision was requested.
-        started_at: Monotonic time the decision was requested.
+        started_at: Monotonic time the decision's clock started (requested, or the seat
+            showed up).
+        started_time: The same instant in wall-clock epoch seconds.
         deadline: Monotonic time the seat's clock runs out (time bank included).
         deadline_time: The same instant in wall-clock epoch seconds.
         move_time_limit: The per-decision limit.
@@ -37,17 +39,12 @@ class PendingDecision:
     seat: Seat
     requested_version: int
     started_at: float
+    started_time: float
     deadline: float
     deadline_time: float
     move_time_limit: float
     time_bank: float
     illegal_moves: int = 0
-
-    @property
-    def started_time(self) -> float:
-        """The wall-clock time the decision's clock started: its deadline less the limit
-        and the bank (a held decision's deadline is the join deadline instead)."""
-        return self.deadline_time - self.move_time_limit - self.time_bank
 
 
 class DecisionEnd(Enum):
@@ -89,6 +86,7 @@ class DecisionClock:
             seat=seat,
             requested_version=version,
             started_at=now,
+            started_time=wall_now,
             deadline=now + total,
             deadline_time=wall_now + total,
             move_time_limit=self.move_time_limit,
@@ -106,6 +104,7 @@ class DecisionClock:
         """Start ``decision``'s clock at ``now``, with its whole limit and bank."""
         total = decision.move_time_limit + decision.time_bank
         decision.started_at = now
+        decision.started_time = wall_now
         decision.deadline = now + total
         decision.deadline_time = wall_now + total
 
