@@ -569,9 +569,13 @@ async def _main(hops: int, matches: int) -> None:
         f"    of which game codec      {1e6 * run.codec_seconds / len(run.samples):8.0f} us"
         "  (mean: decoding the move, encoding views and legal moves)"
     )
+    codec_median = run.codec_seconds / len(run.samples)
     print(
         f"overhead over raw echo, engine excluded: "
-        f"{100 * (server_without_engine / echo_median - 1):+.0f} %  (target <= +50 %)"
+        f"{100 * (server_without_engine / echo_median - 1):+.0f} %; "
+        f"the game codec's mean excluded too: "
+        f"{100 * ((server_without_engine - codec_median) / echo_median - 1):+.0f} %  "
+        "(target: the framework adds <= +30 %, the codec reported apart)"
     )
     print(
         f"p99: echo {1e6 * _percentile(echo_samples, 0.99):.0f} us, "
