@@ -16,6 +16,11 @@ code (``MatchClient``, ``run_bot``, subprocesses) can use it; in async code use
 :func:`start_server_async`, which serves from the running loop. :class:`ServerProcess`
 runs ``botarena serve`` in a child process, for tests that kill it (``kill -9``) and
 start it again on the same port and database.
+
+Being the production server, it applies the production admission limits (README: Run
+the server): a test that holds more than 100 unfinished matches at once, or creates more
+than 300 in a burst, from one process passes ``max_matches_per_caller=0`` and
+``max_creates_per_minute=0`` (and ``max_active_matches=`` above 500 if it needs more).
 """
 
 from __future__ import annotations
