@@ -42,6 +42,7 @@ from botarena.server.match._errors import (
 )
 from botarena.server.match._history import EventKind, History, LogEntry
 from botarena.server.match._hooks import GameHooks, hooks_for
+from botarena.server.match._joins import Attendance, nobody_plays
 from botarena.server.match._policies import StandIns
 from botarena.server.match._ranking import ABANDONED, MatchResult, places
 from botarena.server.match._replay import ReplayClock, check_start, replay
@@ -127,8 +128,6 @@ class _Seat:
     stand_in_moves: int = 0
     # Stand-in moves since the seat last moved itself (Policies.max_stand_ins_in_a_row).
     stand_in_streak: int = 0
-    # Whether a call with the seat's token arrived (Policies.join_timeout).
-    joined: bool = False
     answers: Answers = field(default_factory=Answers)
 
 
@@ -178,7 +177,7 @@ class Match:
         self._forfeits = 0
         self._last_forfeit: ForfeitReason | None = None
         # When the seats that have not shown up forfeit; None once that is settled.
-        self._join_deadline: float | None = clock() + settings.policies.join_timeout
+        self._attendance = Attendance(settings.seat_count, settings.policies.join_timeout, clock())
         self._legal_cache: dict[Seat, tuple[int, Sequence[Any]]] = {}
         if tokens is None and token_hashes is None:
             tokens = [new_token(match_id) for _ in range(settings.seat_count)]
@@ -268,9 +267,10 @@ class Match:
         # Every seat that has not moved itself gets a fresh window to show up again (the
         # downtime is not charged): a bot reconnects after a restart within seconds. Set
         # before the clocks restart: an unjoined seat's decision waits for this deadline.
-        match._join_deadline = None
-        if match.result is None and match._awaiting_join():
-            match._join_deadline = now + settings.policies.join_timeout
+        if match.result is None:
+            match._attendance.reopen(now, match._forfeited())
+        else:
+            match._attendance.deadline = None
         match._restart_clocks(now)
         return match
 
@@ -291,7 +291,7 @@ class Match:
                 data.stand_in_streak += 1
             else:
                 data.stand_in_streak = 0
-                data.joined = True
+                self._attendance.show_up(seat, self._forfeited())
             move = self.hooks.annotate(self.rules, self._state, seat, entry.move)
             new_state = self.rules.apply(self._state, seat, entry.move)
             self._apply(
@@ -400,7 +400,7 @@ class Match:
     def time_bank(self, seat: Seat) -> float:
         """Return the seat's time bank now, in seconds (a running decision drains it)."""
         decision = self._pending.get(seat)
-        if decision is None or not self._seats[seat].joined:
+        if decision is None or not self._attendance.joined(seat):
             return self._seats[seat].time_bank  # no clock runs before the seat shows up
         return self._decision_clock.bank_left(decision, self._clock())
 
@@ -463,8 +463,8 @@ class Match:
         """Return the earliest pending deadline (monotonic), the join deadline included,
         or ``None``."""
         deadline = min((d.deadline for d in self._pending.values()), default=None)
-        join = self._join_deadline
-        if join is None or self.result is not None or not self._awaiting_join():
+        join = self._attendance.due(self._forfeited()) if self.result is None else None
+        if join is None:
             return deadline
         return join if deadline is None or join < deadline else deadline
 
@@ -493,19 +493,15 @@ class Match:
         """
         now = self._clock() if now is None else now
         changed = self.expire(now)
-        data = self._seats[seat]
-        if not data.joined:
-            data.joined = True
+        if self._attendance.show_up(seat, self._forfeited()):
             decision = self._pending.get(seat)
             if decision is not None:
                 # Its clock starts now: a bot is not charged for its own start-up.
                 self._decision_clock.start(decision, now, self._wall_clock())
-        if self._join_deadline is not None and not self._awaiting_join():
-            self._join_deadline = None  # everybody is here: nothing left to check
         return changed
 
-    def _awaiting_join(self) -> bool:
-        return any(not data.joined and not data.forfeited for data in self._seats)
+    def _forfeited(self) -> list[bool]:
+        return [data.forfeited for data in self._seats]
 
     # ------------------------------------------------------------------ commands
 
@@ -581,9 +577,7 @@ class Match:
         changed = False
         while self.result is None:
             overdue = [d for d in self._pending.values() if d.deadline <= now]
-            join = self._join_deadline
-            if join is not None and not self._awaiting_join():
-                join = None
+            join = self._attendance.due(self._forfeited())
             first = min(overdue, key=lambda d: (d.deadline, d.seat), default=None)
             if join is not None and join <= now and (first is None or join <= first.deadline):
                 self._settle_joins(now)
@@ -653,15 +647,14 @@ class Match:
     def _settle_joins(self, now: float) -> None:
         """The join deadline passed: the seats that never showed up forfeit as absent, and
         a match nobody joined is abandoned."""
-        self._join_deadline = None
-        if not any(data.joined and not data.forfeited for data in self._seats):
+        absent = self._attendance.close(self._forfeited())
+        if absent is None:
             self._abandon(now)  # nobody still in the match ever showed up
             return
-        for seat, data in enumerate(self._seats):
+        for seat in absent:
             if self.result is not None:
                 return
-            if not data.joined and not data.forfeited:
-                self._forfeit(seat, ForfeitReason.ABSENT, now)
+            self._forfeit(seat, ForfeitReason.ABSENT, now)
 
     def _abandon(self, now: float) -> None:
         """End the match as abandoned: every seat still in it leaves as absent."""
@@ -775,8 +768,8 @@ class Match:
             if len(remaining) < 2:
                 # The last seats playing left as absent and whoever is left let the server
                 # move for it last time: nobody plays, so nobody wins.
-                idle = all(self._seats[s].stand_in_streak for s in remaining)
-                if self._last_forfeit is ForfeitReason.ABSENT and idle:
+                streaks = [self._seats[s].stand_in_streak for s in remaining]
+                if nobody_plays(self._last_forfeit is ForfeitReason.ABSENT, streaks):
                     self._abandon(now)
                 else:
                     self._finish("forfeit", None)
@@ -816,8 +809,8 @@ class Match:
             now,
             wall_now,
         )
-        join = self._join_deadline
-        if join is not None and not self._seats[seat].joined:
+        join = self._attendance.deadline
+        if join is not None and not self._attendance.joined(seat):
             # A seat that has not shown up has no clock yet (show_up starts it): it waits
             # for the join deadline, which forfeits it if it never comes.
             self._decision_clock.wait_until(decision, join, now, wall_now)
