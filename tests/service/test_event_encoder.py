@@ -12,6 +12,7 @@ from botarena.server.games import get_rules
 from botarena.server.match import EventKind, MatchManager, MatchSettings, StreamItem
 from botarena.server.service import PLUGINS
 from botarena.server.service._convert import (
+    ByteCaches,
     EventEncoder,
     _encode_outcome,
     encode_decision,
@@ -70,14 +71,16 @@ async def _decision_item(game: str, seats: int, moves: int) -> tuple[MatchManage
 
 @pytest.mark.parametrize(("game", "seats"), GAME_SEATS)
 @pytest.mark.parametrize("prepared", [False, True], ids=["on-demand", "prepared"])
+@pytest.mark.parametrize("cached", [False, True], ids=["uncached", "cached"])
 def test_decision_bytes_parse_to_the_decision_built_field_by_field(
-    game: str, seats: int, prepared: bool
+    game: str, seats: int, prepared: bool, cached: bool
 ) -> None:
     async def scenario() -> None:
         manager, item = await _decision_item(game, seats, moves=6)
         assert item.decision is not None
         assert item.legal_moves
-        encoder = EventEncoder(manager.matches()[0], item.decision.seat)
+        caches = ByteCaches() if cached else None
+        encoder = EventEncoder(manager.matches()[0], item.decision.seat, caches)
         if prepared:
             encoder.prepare_decision(item.decision)
         fast = match_service_pb2.StreamMatchEventsResponse.FromString(encoder.event_bytes(item))
@@ -142,14 +145,15 @@ def _expected_entry(
 
 @pytest.mark.parametrize(("game", "seats"), GAME_SEATS)
 @pytest.mark.parametrize("viewer", [None, 0, 1], ids=["spectator", "seat0", "seat1"])
+@pytest.mark.parametrize("cached", [False, True], ids=["uncached", "cached"])
 def test_every_log_entry_parses_to_the_event_built_field_by_field(
-    game: str, seats: int, viewer: int | None
+    game: str, seats: int, viewer: int | None, cached: bool
 ) -> None:
     async def scenario() -> None:
         manager, _ = await _decision_item(game, seats, moves=8)
         match = manager.matches()[0]
         match_id = match.match_id
-        encoder = EventEncoder(match, viewer)
+        encoder = EventEncoder(match, viewer, ByteCaches() if cached else None)
         kinds = set()
 
         async def check_log() -> None:
@@ -192,3 +196,11 @@ def test_view_bytes_are_the_serialized_view_byte_for_byte(game: str, seats: int)
         manager.close()
 
     asyncio.run(scenario())
+
+
+def test_each_server_keeps_its_own_byte_caches() -> None:
+    codec = codec_for_game("qwirkle")
+    first, second = ByteCaches(), ByteCaches()
+    assert first.for_codec(codec) is first.for_codec(codec)
+    assert first.for_codec(codec) is not second.for_codec(codec)
+    assert ByteCaches().for_codec(codec_for_game("qwixx")) is None  # keeps none

@@ -30,6 +30,7 @@ from botarena.server.match import (
 )
 from botarena.server.service._registry import ConfigOverrides
 from botarena.server.service.codecs import (
+    ByteCache,
     GameCodec,
     codec_for_game,
     codec_for_proto,
@@ -45,6 +46,7 @@ from botarena.v1 import match_pb2, match_service_pb2
 __all__ = [
     "ABANDONED",
     "MAX_ID_LENGTH",
+    "ByteCaches",
     "EventEncoder",
     "decode_settings",
     "default_config",
@@ -345,6 +347,29 @@ def _response_bytes(event: match_pb2.MatchEvent, tag: bytes = b"", payload: byte
     return _length_delimited(_EVENT_TAG, event_bytes)
 
 
+class ByteCaches:
+    """The codecs' byte caches of one server: one per game, created on first use.
+
+    The servicer owns one, and hands it to every :class:`EventEncoder` it makes; two
+    servers in one process keep theirs apart. Each cache holds at most ``size`` entries a
+    table (LRUs: see the codecs); ``size=0`` keeps nothing, with the same bytes.
+    """
+
+    DEFAULT_SIZE = 100_000
+
+    def __init__(self, size: int = DEFAULT_SIZE) -> None:
+        self._size = size
+        self._caches: dict[str, ByteCache | None] = {}
+
+    def for_codec(self, codec: GameCodec) -> ByteCache | None:
+        """Return this server's cache for ``codec`` (``None``: the codec keeps none)."""
+        try:
+            return self._caches[codec.game]
+        except KeyError:
+            cache = self._caches[codec.game] = codec.new_byte_cache(self._size)
+            return cache
+
+
 class EventEncoder:
     """Encodes the stream items of one subscriber of one match, as ``viewer`` may see them.
 
@@ -363,12 +388,15 @@ class EventEncoder:
     Args:
         match: The match the items come from.
         viewer: The subscriber's seat, ``None`` for a spectator.
+        caches: The server's byte caches; without them every item's bytes are built
+            afresh (the same bytes).
     """
 
-    def __init__(self, match: Match, viewer: Seat | None) -> None:
+    def __init__(self, match: Match, viewer: Seat | None, caches: ByteCaches | None = None) -> None:
         self._match = match
         self._viewer = viewer
         self._codec = codec_for_game(match.settings.game)
+        self._cache = None if caches is None else caches.for_codec(self._codec)
         self._last_view: tuple[Any, bytes] | None = None
         self._prepared: tuple[int, bytes] | None = None
 
@@ -378,7 +406,7 @@ class EventEncoder:
         if match.pending_decision(decision.seat) is not decision:
             return
         moves = match.legal_moves(decision.seat)
-        entries = self._codec.legal_move_entries(moves, _LEGAL_MOVES_FIELD)
+        entries = self._codec.legal_move_entries(moves, _LEGAL_MOVES_FIELD, self._cache)
         self._prepared = (decision.decision_id, entries)
 
     def event_bytes(self, item: StreamItem) -> bytes:
@@ -419,7 +447,9 @@ class EventEncoder:
         if prepared is not None and prepared[0] == decision.decision_id:
             entries = prepared[1]
         else:
-            entries = self._codec.legal_move_entries(item.legal_moves, _LEGAL_MOVES_FIELD)
+            entries = self._codec.legal_move_entries(
+                item.legal_moves, _LEGAL_MOVES_FIELD, self._cache
+            )
         self._prepared = None
         event = match_pb2.MatchEvent(state_version=item.state_version)
         set_timestamp(event.time, decision.started_time)
@@ -439,6 +469,6 @@ class EventEncoder:
         if last is not None and last[0] is state:
             return last[1]
         viewer = self._viewer
-        data = self._codec.view_bytes(self._match.rules.view(state, viewer), viewer)
+        data = self._codec.view_bytes(self._match.rules.view(state, viewer), viewer, self._cache)
         self._last_view = (state, data)
         return data

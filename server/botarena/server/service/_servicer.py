@@ -32,6 +32,7 @@ from botarena.server.match import (
 from botarena.server.service._auth import bearer_token, caller_of, require_admin
 from botarena.server.service._convert import (
     ABANDONED,
+    ByteCaches,
     EventEncoder,
     check_request_id,
     decode_settings,
@@ -97,6 +98,7 @@ class MatchServicer:
         self._admin_token = admin_token or None
         self._config_overrides = config_overrides or {}
         self._held_refusals = 0
+        self._byte_caches = ByteCaches()
 
     # ------------------------------------------------------------------ helpers
 
@@ -220,7 +222,8 @@ class MatchServicer:
         if seat is not None and (decision := match.pending_decision(seat)) is not None:
             encode_decision(decision, response.decision)
             codec = codec_for_game(match.settings.game)
-            add_legal_moves(codec, match.legal_moves(seat), response, "legal_moves")
+            cache = self._byte_caches.for_codec(codec)
+            add_legal_moves(codec, match.legal_moves(seat), response, "legal_moves", cache)
         encode_match(match, response.match)
         return response
 
@@ -292,7 +295,7 @@ class MatchServicer:
         match = await self.manager.load(match_id)
         seat = self._seat_of(match, context)
         bind_contextvars(match=match_id, seat=seat, state_version=request.after_state_version)
-        encoder = EventEncoder(match, seat)
+        encoder = EventEncoder(match, seat, self._byte_caches)
         loop = asyncio.get_running_loop()
         async for item in self.manager.stream(match_id, seat, request.after_state_version):
             if item.decision is None and seat is not None:
