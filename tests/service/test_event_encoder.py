@@ -40,9 +40,10 @@ def _expected(
     set_timestamp(event.time, requested_at)
     requested = event.decision_requested
     encode_decision(decision, requested.decision)
-    encode_view(match, item.state, decision.seat, with_history=False, out=requested.view)
+    state = match.state_at(item.state_version)
+    encode_view(match, state, decision.seat, with_history=False, out=requested.view)
     codec = codec_for_game(match.settings.game)
-    requested.legal_moves.extend(codec.encode_moves(item.legal_moves))
+    requested.legal_moves.extend(codec.encode_moves(match.legal_moves(decision.seat)))
     return response
 
 
@@ -78,14 +79,15 @@ def test_decision_bytes_parse_to_the_decision_built_field_by_field(
     async def scenario() -> None:
         manager, item = await _decision_item(game, seats, moves=6)
         assert item.decision is not None
-        assert item.legal_moves
+        assert manager.matches()[0].legal_moves(item.decision.seat)
         caches = ByteCaches() if cached else None
         encoder = EventEncoder(manager.matches()[0], item.decision.seat, caches)
         if prepared:
             encoder.prepare_decision(item.decision)
         fast = match_service_pb2.StreamMatchEventsResponse.FromString(encoder.event_bytes(item))
         assert fast == _expected(manager, item)
-        assert len(fast.event.decision_requested.legal_moves) == len(item.legal_moves)
+        moves = manager.matches()[0].legal_moves(item.decision.seat)
+        assert len(fast.event.decision_requested.legal_moves) == len(moves)
         manager.close()
 
     asyncio.run(scenario())
@@ -101,7 +103,7 @@ def test_a_prepared_decision_that_was_answered_meanwhile_is_not_used() -> None:
         manager.submit(
             match.match_id,
             match.tokens[decision.seat],
-            item.legal_moves[0],
+            match.legal_moves(decision.seat)[0],
             expected_state_version=item.state_version,
         )
         # The seat's decision is no longer pending: preparing it does nothing.
@@ -133,7 +135,8 @@ def _expected_entry(
         applied.move.CopyFrom(codec.encode_move(entry.move, redact=redact))
         applied.by_timeout_policy = entry.by_timeout
         set_duration(applied.think_time, entry.think_time or 0.0)
-        encode_view(match, item.state, viewer, with_history=False, out=applied.view)
+        state = match.state_at(item.state_version)
+        encode_view(match, state, viewer, with_history=False, out=applied.view)
     elif entry.kind is EventKind.SEAT_FORFEITED:
         event.seat_forfeited.seat = entry.seat or 0
         event.seat_forfeited.reason = entry.reason or ""
@@ -204,3 +207,30 @@ def test_each_server_keeps_its_own_byte_caches() -> None:
     assert first.for_codec(codec) is first.for_codec(codec)
     assert first.for_codec(codec) is not second.for_codec(codec)
     assert ByteCaches().for_codec(codec_for_game("qwixx")) is None  # keeps none
+
+
+def _prepared_id(encoder: EventEncoder) -> int | None:
+    prepared = encoder._prepared
+    return None if prepared is None else prepared[0]
+
+
+def test_the_stream_prepares_a_decision_while_the_event_before_it_goes_out() -> None:
+    async def scenario() -> None:
+        manager, item = await _decision_item("qwirkle", 2, moves=3)
+        match = manager.matches()[0]
+        decision = item.decision
+        assert decision is not None
+        encoder = EventEncoder(match, decision.seat, ByteCaches())
+        items = manager.stream(match.match_id, decision.seat, match.state_version - 1)
+        stream = encoder.stream(items)
+        applied = match_service_pb2.StreamMatchEventsResponse.FromString(await anext(stream))
+        assert applied.event.WhichOneof("kind") == "move_applied"
+        assert _prepared_id(encoder) is None
+        await asyncio.sleep(0)  # the loop runs the callback (grpc sending the event)
+        assert _prepared_id(encoder) == decision.decision_id
+        requested = match_service_pb2.StreamMatchEventsResponse.FromString(await anext(stream))
+        assert requested == _expected(manager, item)
+        await stream.aclose()
+        manager.close()
+
+    asyncio.run(scenario())

@@ -6,10 +6,11 @@ the envelopes around them and validates the envelope fields.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import Any
 
 from google.protobuf.message import DecodeError
@@ -400,6 +401,23 @@ class EventEncoder:
         self._last_view: tuple[Any, bytes] | None = None
         self._prepared: tuple[int, bytes] | None = None
 
+    async def stream(self, items: AsyncIterator[StreamItem]) -> AsyncGenerator[bytes, None]:
+        """Yield the serialized ``StreamMatchEventsResponse`` of each of ``items``.
+
+        When the item about to go out leaves the viewer's seat to decide (its decision
+        is pending at the current version), its legal moves are encoded in a loop
+        callback (:meth:`prepare_decision`), which runs while grpc sends that item: the
+        decision is then ready when grpc asks for the next one.
+        """
+        loop = asyncio.get_running_loop()
+        match, seat = self._match, self._viewer
+        async for item in items:
+            if item.decision is None and seat is not None:
+                decision = match.pending_decision(seat)
+                if decision is not None and item.state_version == match.state_version:
+                    loop.call_soon(self.prepare_decision, decision)
+            yield self.event_bytes(item)
+
     def prepare_decision(self, decision: PendingDecision) -> None:
         """Encode ``decision``'s legal moves now, if it is still pending (a loop callback)."""
         match = self._match
@@ -428,7 +446,8 @@ class EventEncoder:
                 by_timeout_policy=entry.by_timeout,
             )
             set_duration(applied.think_time, entry.think_time or 0.0)
-            view = _length_delimited(_APPLIED_VIEW_TAG, self._view_bytes(item.state))
+            state = match.state_at(item.state_version)
+            view = _length_delimited(_APPLIED_VIEW_TAG, self._view_bytes(state))
             return _response_bytes(event, _MOVE_APPLIED_TAG, applied.SerializeToString() + view)
         if entry.kind is EventKind.MATCH_STARTED:
             encode_match(match, event.match_started.match, at_start=True)
@@ -447,9 +466,8 @@ class EventEncoder:
         if prepared is not None and prepared[0] == decision.decision_id:
             entries = prepared[1]
         else:
-            entries = self._codec.legal_move_entries(
-                item.legal_moves, _LEGAL_MOVES_FIELD, self._cache
-            )
+            moves = self._match.legal_moves(decision.seat)
+            entries = self._codec.legal_move_entries(moves, _LEGAL_MOVES_FIELD, self._cache)
         self._prepared = None
         event = match_pb2.MatchEvent(state_version=item.state_version)
         set_timestamp(event.time, decision.started_time)
@@ -457,7 +475,9 @@ class EventEncoder:
         encode_decision(decision, requested.decision)
         body = (
             requested.SerializeToString()
-            + _length_delimited(_DECISION_VIEW_TAG, self._view_bytes(item.state))
+            + _length_delimited(
+                _DECISION_VIEW_TAG, self._view_bytes(self._match.state_at(item.state_version))
+            )
             + entries
         )
         return _response_bytes(event, _DECISION_REQUESTED_TAG, body)

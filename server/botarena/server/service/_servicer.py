@@ -284,10 +284,8 @@ class MatchServicer:
     ) -> AsyncIterator[bytes]:
         """Stream the match's events as the caller may see them.
 
-        Every event goes out as serialized bytes (``EventEncoder.event_bytes``). When the
-        event about to be yielded leaves this seat to decide, its legal moves are encoded
-        in a loop callback, which runs while grpc sends that event: the decision is then
-        ready when grpc asks for the next item.
+        Every event goes out as serialized bytes (``EventEncoder.stream``, which also
+        encodes a coming decision's legal moves while grpc sends the event before it).
         """
         match_id = _match_id(request.match, context)
         if request.after_state_version < 0:
@@ -296,13 +294,9 @@ class MatchServicer:
         seat = self._seat_of(match, context)
         bind_contextvars(match=match_id, seat=seat, state_version=request.after_state_version)
         encoder = EventEncoder(match, seat, self._byte_caches)
-        loop = asyncio.get_running_loop()
-        async for item in self.manager.stream(match_id, seat, request.after_state_version):
-            if item.decision is None and seat is not None:
-                decision = match.pending_decision(seat)
-                if decision is not None and item.state_version == match.state_version:
-                    loop.call_soon(encoder.prepare_decision, decision)
-            yield encoder.event_bytes(item)
+        items = self.manager.stream(match_id, seat, request.after_state_version)
+        async for data in encoder.stream(items):
+            yield data
 
 
 def _match_id(name: str, context: Context) -> str:
