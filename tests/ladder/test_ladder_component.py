@@ -25,12 +25,13 @@ def _ladder(path: Path | str, manager: MatchManager | None = None, **settings: i
 
 async def _play(manager: MatchManager, assignment: Assignment) -> None:
     """Play a seat to the end with its first legal move each time."""
+    match = await manager.load(assignment.match_id)
     async for item in manager.stream(assignment.match_id, assignment.seat, 0):
         if item.decision is not None:
             manager.submit(
                 assignment.match_id,
                 assignment.seat_token,
-                item.legal_moves[0],
+                match.legal_moves(item.decision.seat)[0],
                 expected_state_version=item.state_version,
             )
 

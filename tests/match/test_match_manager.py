@@ -160,7 +160,7 @@ def test_seat_stream_announces_its_decision_and_follows_moves(race_rules: Any) -
         assert items[0].entry.kind is EventKind.MOVE_APPLIED
         assert items[1].decision is not None
         assert (items[1].decision.seat, items[1].state_version) == (1, 1)
-        assert list(items[1].legal_moves) == [1, 2, 3]
+        assert list(match.legal_moves(1)) == [1, 2, 3]
         manager.close()
 
     asyncio.run(scenario())

@@ -12,6 +12,7 @@ from botarena.server.games import get_rules
 from botarena.server.match import EventKind, MatchManager, MatchSettings, StreamItem
 from botarena.server.service import PLUGINS
 from botarena.server.service._convert import (
+    ByteCaches,
     EventEncoder,
     _encode_outcome,
     encode_decision,
@@ -39,9 +40,10 @@ def _expected(
     set_timestamp(event.time, requested_at)
     requested = event.decision_requested
     encode_decision(decision, requested.decision)
-    encode_view(match, item.state, decision.seat, with_history=False, out=requested.view)
+    state = match.state_at(item.state_version)
+    encode_view(match, state, decision.seat, with_history=False, out=requested.view)
     codec = codec_for_game(match.settings.game)
-    requested.legal_moves.extend(codec.encode_moves(item.legal_moves))
+    requested.legal_moves.extend(codec.encode_moves(match.legal_moves(decision.seat)))
     return response
 
 
@@ -70,19 +72,22 @@ async def _decision_item(game: str, seats: int, moves: int) -> tuple[MatchManage
 
 @pytest.mark.parametrize(("game", "seats"), GAME_SEATS)
 @pytest.mark.parametrize("prepared", [False, True], ids=["on-demand", "prepared"])
+@pytest.mark.parametrize("cached", [False, True], ids=["uncached", "cached"])
 def test_decision_bytes_parse_to_the_decision_built_field_by_field(
-    game: str, seats: int, prepared: bool
+    game: str, seats: int, prepared: bool, cached: bool
 ) -> None:
     async def scenario() -> None:
         manager, item = await _decision_item(game, seats, moves=6)
         assert item.decision is not None
-        assert item.legal_moves
-        encoder = EventEncoder(manager.matches()[0], item.decision.seat)
+        assert manager.matches()[0].legal_moves(item.decision.seat)
+        caches = ByteCaches() if cached else None
+        encoder = EventEncoder(manager.matches()[0], item.decision.seat, caches)
         if prepared:
             encoder.prepare_decision(item.decision)
         fast = match_service_pb2.StreamMatchEventsResponse.FromString(encoder.event_bytes(item))
         assert fast == _expected(manager, item)
-        assert len(fast.event.decision_requested.legal_moves) == len(item.legal_moves)
+        moves = manager.matches()[0].legal_moves(item.decision.seat)
+        assert len(fast.event.decision_requested.legal_moves) == len(moves)
         manager.close()
 
     asyncio.run(scenario())
@@ -98,7 +103,7 @@ def test_a_prepared_decision_that_was_answered_meanwhile_is_not_used() -> None:
         manager.submit(
             match.match_id,
             match.tokens[decision.seat],
-            item.legal_moves[0],
+            match.legal_moves(decision.seat)[0],
             expected_state_version=item.state_version,
         )
         # The seat's decision is no longer pending: preparing it does nothing.
@@ -130,7 +135,8 @@ def _expected_entry(
         applied.move.CopyFrom(codec.encode_move(entry.move, redact=redact))
         applied.by_timeout_policy = entry.by_timeout
         set_duration(applied.think_time, entry.think_time or 0.0)
-        encode_view(match, item.state, viewer, with_history=False, out=applied.view)
+        state = match.state_at(item.state_version)
+        encode_view(match, state, viewer, with_history=False, out=applied.view)
     elif entry.kind is EventKind.SEAT_FORFEITED:
         event.seat_forfeited.seat = entry.seat or 0
         event.seat_forfeited.reason = entry.reason or ""
@@ -142,14 +148,15 @@ def _expected_entry(
 
 @pytest.mark.parametrize(("game", "seats"), GAME_SEATS)
 @pytest.mark.parametrize("viewer", [None, 0, 1], ids=["spectator", "seat0", "seat1"])
+@pytest.mark.parametrize("cached", [False, True], ids=["uncached", "cached"])
 def test_every_log_entry_parses_to_the_event_built_field_by_field(
-    game: str, seats: int, viewer: int | None
+    game: str, seats: int, viewer: int | None, cached: bool
 ) -> None:
     async def scenario() -> None:
         manager, _ = await _decision_item(game, seats, moves=8)
         match = manager.matches()[0]
         match_id = match.match_id
-        encoder = EventEncoder(match, viewer)
+        encoder = EventEncoder(match, viewer, ByteCaches() if cached else None)
         kinds = set()
 
         async def check_log() -> None:
@@ -189,6 +196,41 @@ def test_view_bytes_are_the_serialized_view_byte_for_byte(game: str, seats: int)
                 plain = match_pb2.PlayerView()
                 codec.encode_view(view, viewer, with_history=False, out=plain)
                 assert codec.view_bytes(view, viewer) == plain.SerializeToString()
+        manager.close()
+
+    asyncio.run(scenario())
+
+
+def test_each_server_keeps_its_own_byte_caches() -> None:
+    codec = codec_for_game("qwirkle")
+    first, second = ByteCaches(), ByteCaches()
+    assert first.for_codec(codec) is first.for_codec(codec)
+    assert first.for_codec(codec) is not second.for_codec(codec)
+    assert ByteCaches().for_codec(codec_for_game("qwixx")) is None  # keeps none
+
+
+def _prepared_id(encoder: EventEncoder) -> int | None:
+    prepared = encoder._prepared
+    return None if prepared is None else prepared[0]
+
+
+def test_the_stream_prepares_a_decision_while_the_event_before_it_goes_out() -> None:
+    async def scenario() -> None:
+        manager, item = await _decision_item("qwirkle", 2, moves=3)
+        match = manager.matches()[0]
+        decision = item.decision
+        assert decision is not None
+        encoder = EventEncoder(match, decision.seat, ByteCaches())
+        items = manager.stream(match.match_id, decision.seat, match.state_version - 1)
+        stream = encoder.stream(items)
+        applied = match_service_pb2.StreamMatchEventsResponse.FromString(await anext(stream))
+        assert applied.event.WhichOneof("kind") == "move_applied"
+        assert _prepared_id(encoder) is None
+        await asyncio.sleep(0)  # the loop runs the callback (grpc sending the event)
+        assert _prepared_id(encoder) == decision.decision_id
+        requested = match_service_pb2.StreamMatchEventsResponse.FromString(await anext(stream))
+        assert requested == _expected(manager, item)
+        await stream.aclose()
         manager.close()
 
     asyncio.run(scenario())

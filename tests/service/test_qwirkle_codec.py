@@ -7,6 +7,7 @@ import pytest
 from botarena.server.games.qwirkle import Exchange, Pass, Place, Placement, QwirkleReason, Tile
 from botarena.server.match import InvalidRequestError
 from botarena.server.service.codecs import add_legal_moves, codec_for_game
+from botarena.server.service.codecs.qwirkle import QwirkleByteCache
 from botarena.v1 import match_pb2, match_service_pb2, qwirkle_pb2
 
 CODEC = codec_for_game("qwirkle")
@@ -131,3 +132,41 @@ def test_a_cached_legal_move_entry_is_rebuilt_when_its_score_changes() -> None:
         out = match_pb2.DecisionRequested()
         add_legal_moves(CODEC, [Place(placements, score=score)], out, "legal_moves")
         assert out.legal_moves[0].qwirkle.place.score == score
+
+
+def _decisions(turns: int) -> list[tuple[list[object], object]]:
+    """The legal moves and the view of the first ``turns`` decisions of a seeded match."""
+    from botarena.server.games.qwirkle import QWIRKLE, QwirkleConfig
+
+    state = QWIRKLE.new_match(QwirkleConfig(), 2, 11)
+    decisions: list[tuple[list[object], object]] = []
+    for turn in range(turns):
+        seat = next(iter(QWIRKLE.to_act(state)))
+        moves = list(QWIRKLE.legal_moves(state, seat))
+        decisions.append((list(moves), QWIRKLE.view(state, seat)))
+        state = QWIRKLE.apply(state, seat, moves[turn % len(moves)])
+    return decisions
+
+
+def test_bytes_are_the_same_with_and_without_a_byte_cache() -> None:
+    cache = CODEC.new_byte_cache(50)
+    for moves, view in _decisions(10):
+        for _ in range(2):  # the second time from the cache
+            assert CODEC.legal_move_entries(moves, 3, cache) == CODEC.legal_move_entries(moves, 3)
+            assert CODEC.view_bytes(view, 1, cache) == CODEC.view_bytes(view, 1)
+
+
+def test_byte_caches_are_independent_and_bounded() -> None:
+    first, second = QwirkleByteCache(20), QwirkleByteCache(20)
+    for moves, view in _decisions(8):
+        CODEC.legal_move_entries(moves, 3, first)
+        CODEC.view_bytes(view, 0, first)
+        sizes = first.table_sizes()
+        assert sizes["placements"] > 0
+        assert max(sizes.values()) <= 20
+    assert set(second.table_sizes().values()) == {0}  # the other cache saw nothing
+    nothing = QwirkleByteCache(0)
+    for moves, view in _decisions(2):
+        CODEC.legal_move_entries(moves, 3, nothing)
+        CODEC.view_bytes(view, 0, nothing)
+    assert set(nothing.table_sizes().values()) == {0}

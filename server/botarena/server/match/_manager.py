@@ -94,21 +94,19 @@ class StreamItem:
     """One item of a match's event stream as the match layer produces it.
 
     Exactly one of ``entry`` (a log entry) and ``decision`` (the subscriber's seat must
-    decide) is set.
+    decide) is set. The state and the legal moves are the match's to ask for
+    (``Match.state_at(state_version)``, ``Match.legal_moves(seat)``), by whoever encodes
+    the item.
 
     Attributes:
         state_version: The entry's version, or the current version for a decision.
-        state: The engine state at ``state_version``, for the viewer's view.
         entry: The log entry.
         decision: The pending decision of the subscriber's seat.
-        legal_moves: The seat's legal moves, with a decision.
     """
 
     state_version: int
-    state: Any
     entry: LogEntry | None = None
     decision: PendingDecision | None = None
-    legal_moves: Sequence[Any] = ()
 
 
 @dataclass(slots=True)
@@ -571,7 +569,7 @@ class MatchManager:
                 # the log is append-only, so later entries are picked up next round.
                 for entry in match.entries_after(cursor, through=slot.durable_version):
                     cursor = entry.state_version
-                    yield StreamItem(cursor, match.state_at(cursor), entry=entry)
+                    yield StreamItem(cursor, entry=entry)
                     if entry.kind is EventKind.MATCH_FINISHED:
                         return
                 decision = match.pending_decision(seat) if seat is not None else None
@@ -581,12 +579,7 @@ class MatchManager:
                     and cursor == match.state_version == slot.durable_version
                 ):
                     announced = decision.decision_id
-                    yield StreamItem(
-                        cursor,
-                        match.state,
-                        decision=decision,
-                        legal_moves=match.legal_moves(decision.seat),
-                    )
+                    yield StreamItem(cursor, decision=decision)
                     # The consumer is back for more: the decision is out (grpc asks for
                     # the next message once the last one is sent).
                     slot.serve()

@@ -6,10 +6,11 @@ the envelopes around them and validates the envelope fields.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import Any
 
 from google.protobuf.message import DecodeError
@@ -30,6 +31,7 @@ from botarena.server.match import (
 )
 from botarena.server.service._registry import ConfigOverrides
 from botarena.server.service.codecs import (
+    ByteCache,
     GameCodec,
     codec_for_game,
     codec_for_proto,
@@ -45,6 +47,7 @@ from botarena.v1 import match_pb2, match_service_pb2
 __all__ = [
     "ABANDONED",
     "MAX_ID_LENGTH",
+    "ByteCaches",
     "EventEncoder",
     "decode_settings",
     "default_config",
@@ -345,6 +348,29 @@ def _response_bytes(event: match_pb2.MatchEvent, tag: bytes = b"", payload: byte
     return _length_delimited(_EVENT_TAG, event_bytes)
 
 
+class ByteCaches:
+    """The codecs' byte caches of one server: one per game, created on first use.
+
+    The servicer owns one, and hands it to every :class:`EventEncoder` it makes; two
+    servers in one process keep theirs apart. Each cache holds at most ``size`` entries a
+    table (LRUs: see the codecs); ``size=0`` keeps nothing, with the same bytes.
+    """
+
+    DEFAULT_SIZE = 100_000
+
+    def __init__(self, size: int = DEFAULT_SIZE) -> None:
+        self._size = size
+        self._caches: dict[str, ByteCache | None] = {}
+
+    def for_codec(self, codec: GameCodec) -> ByteCache | None:
+        """Return this server's cache for ``codec`` (``None``: the codec keeps none)."""
+        try:
+            return self._caches[codec.game]
+        except KeyError:
+            cache = self._caches[codec.game] = codec.new_byte_cache(self._size)
+            return cache
+
+
 class EventEncoder:
     """Encodes the stream items of one subscriber of one match, as ``viewer`` may see them.
 
@@ -363,14 +389,34 @@ class EventEncoder:
     Args:
         match: The match the items come from.
         viewer: The subscriber's seat, ``None`` for a spectator.
+        caches: The server's byte caches; without them every item's bytes are built
+            afresh (the same bytes).
     """
 
-    def __init__(self, match: Match, viewer: Seat | None) -> None:
+    def __init__(self, match: Match, viewer: Seat | None, caches: ByteCaches | None = None) -> None:
         self._match = match
         self._viewer = viewer
         self._codec = codec_for_game(match.settings.game)
+        self._cache = None if caches is None else caches.for_codec(self._codec)
         self._last_view: tuple[Any, bytes] | None = None
         self._prepared: tuple[int, bytes] | None = None
+
+    async def stream(self, items: AsyncIterator[StreamItem]) -> AsyncGenerator[bytes, None]:
+        """Yield the serialized ``StreamMatchEventsResponse`` of each of ``items``.
+
+        When the item about to go out leaves the viewer's seat to decide (its decision
+        is pending at the current version), its legal moves are encoded in a loop
+        callback (:meth:`prepare_decision`), which runs while grpc sends that item: the
+        decision is then ready when grpc asks for the next one.
+        """
+        loop = asyncio.get_running_loop()
+        match, seat = self._match, self._viewer
+        async for item in items:
+            if item.decision is None and seat is not None:
+                decision = match.pending_decision(seat)
+                if decision is not None and item.state_version == match.state_version:
+                    loop.call_soon(self.prepare_decision, decision)
+            yield self.event_bytes(item)
 
     def prepare_decision(self, decision: PendingDecision) -> None:
         """Encode ``decision``'s legal moves now, if it is still pending (a loop callback)."""
@@ -378,7 +424,7 @@ class EventEncoder:
         if match.pending_decision(decision.seat) is not decision:
             return
         moves = match.legal_moves(decision.seat)
-        entries = self._codec.legal_move_entries(moves, _LEGAL_MOVES_FIELD)
+        entries = self._codec.legal_move_entries(moves, _LEGAL_MOVES_FIELD, self._cache)
         self._prepared = (decision.decision_id, entries)
 
     def event_bytes(self, item: StreamItem) -> bytes:
@@ -400,7 +446,8 @@ class EventEncoder:
                 by_timeout_policy=entry.by_timeout,
             )
             set_duration(applied.think_time, entry.think_time or 0.0)
-            view = _length_delimited(_APPLIED_VIEW_TAG, self._view_bytes(item.state))
+            state = match.state_at(item.state_version)
+            view = _length_delimited(_APPLIED_VIEW_TAG, self._view_bytes(state))
             return _response_bytes(event, _MOVE_APPLIED_TAG, applied.SerializeToString() + view)
         if entry.kind is EventKind.MATCH_STARTED:
             encode_match(match, event.match_started.match, at_start=True)
@@ -419,7 +466,8 @@ class EventEncoder:
         if prepared is not None and prepared[0] == decision.decision_id:
             entries = prepared[1]
         else:
-            entries = self._codec.legal_move_entries(item.legal_moves, _LEGAL_MOVES_FIELD)
+            moves = self._match.legal_moves(decision.seat)
+            entries = self._codec.legal_move_entries(moves, _LEGAL_MOVES_FIELD, self._cache)
         self._prepared = None
         event = match_pb2.MatchEvent(state_version=item.state_version)
         set_timestamp(event.time, decision.started_time)
@@ -427,7 +475,9 @@ class EventEncoder:
         encode_decision(decision, requested.decision)
         body = (
             requested.SerializeToString()
-            + _length_delimited(_DECISION_VIEW_TAG, self._view_bytes(item.state))
+            + _length_delimited(
+                _DECISION_VIEW_TAG, self._view_bytes(self._match.state_at(item.state_version))
+            )
             + entries
         )
         return _response_bytes(event, _DECISION_REQUESTED_TAG, body)
@@ -439,6 +489,6 @@ class EventEncoder:
         if last is not None and last[0] is state:
             return last[1]
         viewer = self._viewer
-        data = self._codec.view_bytes(self._match.rules.view(state, viewer), viewer)
+        data = self._codec.view_bytes(self._match.rules.view(state, viewer), viewer, self._cache)
         self._last_view = (state, data)
         return data

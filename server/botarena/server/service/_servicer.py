@@ -32,6 +32,7 @@ from botarena.server.match import (
 from botarena.server.service._auth import bearer_token, caller_of, require_admin
 from botarena.server.service._convert import (
     ABANDONED,
+    ByteCaches,
     EventEncoder,
     check_request_id,
     decode_settings,
@@ -97,6 +98,7 @@ class MatchServicer:
         self._admin_token = admin_token or None
         self._config_overrides = config_overrides or {}
         self._held_refusals = 0
+        self._byte_caches = ByteCaches()
 
     # ------------------------------------------------------------------ helpers
 
@@ -220,7 +222,8 @@ class MatchServicer:
         if seat is not None and (decision := match.pending_decision(seat)) is not None:
             encode_decision(decision, response.decision)
             codec = codec_for_game(match.settings.game)
-            add_legal_moves(codec, match.legal_moves(seat), response, "legal_moves")
+            cache = self._byte_caches.for_codec(codec)
+            add_legal_moves(codec, match.legal_moves(seat), response, "legal_moves", cache)
         encode_match(match, response.match)
         return response
 
@@ -281,10 +284,8 @@ class MatchServicer:
     ) -> AsyncIterator[bytes]:
         """Stream the match's events as the caller may see them.
 
-        Every event goes out as serialized bytes (``EventEncoder.event_bytes``). When the
-        event about to be yielded leaves this seat to decide, its legal moves are encoded
-        in a loop callback, which runs while grpc sends that event: the decision is then
-        ready when grpc asks for the next item.
+        Every event goes out as serialized bytes (``EventEncoder.stream``, which also
+        encodes a coming decision's legal moves while grpc sends the event before it).
         """
         match_id = _match_id(request.match, context)
         if request.after_state_version < 0:
@@ -292,14 +293,10 @@ class MatchServicer:
         match = await self.manager.load(match_id)
         seat = self._seat_of(match, context)
         bind_contextvars(match=match_id, seat=seat, state_version=request.after_state_version)
-        encoder = EventEncoder(match, seat)
-        loop = asyncio.get_running_loop()
-        async for item in self.manager.stream(match_id, seat, request.after_state_version):
-            if item.decision is None and seat is not None:
-                decision = match.pending_decision(seat)
-                if decision is not None and item.state_version == match.state_version:
-                    loop.call_soon(encoder.prepare_decision, decision)
-            yield encoder.event_bytes(item)
+        encoder = EventEncoder(match, seat, self._byte_caches)
+        items = self.manager.stream(match_id, seat, request.after_state_version)
+        async for data in encoder.stream(items):
+            yield data
 
 
 def _match_id(name: str, context: Context) -> str:

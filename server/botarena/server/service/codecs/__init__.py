@@ -9,6 +9,7 @@ free of protobuf (DESIGN.md: Layers).
 from __future__ import annotations
 
 from botarena.server.service.codecs._base import (
+    ByteCache,
     GameCodec,
     LegalMoveCache,
     add_legal_moves,
@@ -23,6 +24,7 @@ from botarena.server.service.codecs._base import (
 )
 
 __all__ = [
+    "ByteCache",
     "GameCodec",
     "LegalMoveCache",
     "add_legal_moves",

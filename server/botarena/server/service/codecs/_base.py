@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from google.protobuf import duration_pb2, timestamp_pb2
+from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from botarena.server.games import Seat
@@ -15,6 +16,7 @@ from botarena.server.match import InvalidRequestError
 from botarena.v1 import match_pb2
 
 __all__ = [
+    "ByteCache",
     "GameCodec",
     "LegalMoveCache",
     "codec_for_game",
@@ -29,6 +31,15 @@ __all__ = [
 ]
 
 _MAX_DURATION_SECONDS = 315_576_000_000  # google.protobuf.Duration's documented range
+
+
+class ByteCache:
+    """The base of a codec's byte caches (``GameCodec.new_byte_cache``).
+
+    A cache belongs to one server, which creates it and passes it back to the codec that
+    made it; it is bounded, and optional: a codec given none (or another codec's) builds
+    the same bytes afresh.
+    """
 
 
 class GameCodec(Protocol):
@@ -79,13 +90,20 @@ class GameCodec(Protocol):
         """Return the messages of a seat's own legal moves."""
         ...
 
-    def legal_move_entries(self, moves: Sequence[object], field_number: int) -> bytes:
+    def new_byte_cache(self, size: int) -> ByteCache | None:
+        """Return a new cache of the bytes :meth:`legal_move_entries` and :meth:`view_bytes`
+        build, bounded by ``size`` entries a table; ``None`` for a codec that keeps none."""
+        ...
+
+    def legal_move_entries(
+        self, moves: Sequence[object], field_number: int, cache: ByteCache | None = None
+    ) -> bytes:
         """Return a seat's own legal moves as the wire entries of a repeated ``Move`` field.
 
         Each entry is the field's tag, the length and the move's bytes, so the result can
         be appended to any serialized message that has a repeated ``Move`` field numbered
         ``field_number``; parsed, it equals :meth:`encode_moves`. The hot path of every
-        decision: codecs cache each move's entry.
+        decision: ``cache`` (from :meth:`new_byte_cache`) may keep each move's entry.
         """
         ...
 
@@ -95,7 +113,7 @@ class GameCodec(Protocol):
         """Write an engine view for ``seat`` (``None``: spectator) into the empty ``out``."""
         ...
 
-    def view_bytes(self, view: object, seat: Seat | None) -> bytes:
+    def view_bytes(self, view: object, seat: Seat | None, cache: ByteCache | None = None) -> bytes:
         """Return the serialized ``PlayerView`` of an engine view, without history.
 
         Parsed, it equals what :meth:`encode_view` writes with ``with_history=False``.
@@ -111,9 +129,34 @@ def serialized_view(codec: GameCodec, view: object, seat: Seat | None) -> bytes:
     return out.SerializeToString()
 
 
+_LENGTH_DELIMITED_TYPES = frozenset(
+    {FieldDescriptor.TYPE_MESSAGE, FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_BYTES}
+)
+_VARINT_TYPES = frozenset(
+    {
+        FieldDescriptor.TYPE_INT32,
+        FieldDescriptor.TYPE_INT64,
+        FieldDescriptor.TYPE_UINT32,
+        FieldDescriptor.TYPE_UINT64,
+        FieldDescriptor.TYPE_BOOL,
+        FieldDescriptor.TYPE_ENUM,
+    }
+)
+
+
 def field_tag(message: type[Message], field: str) -> bytes:
-    """Return the wire tag of the length-delimited ``field`` of ``message``."""
-    return encode_varint(message.DESCRIPTOR.fields_by_name[field].number << 3 | 2)
+    """Return the wire tag of ``field`` of ``message``, from its descriptor.
+
+    Raises:
+        ValueError: A field neither length-delimited nor a plain varint (a packed
+            repeated scalar, a zigzag or fixed-width number): no fast path writes one.
+    """
+    descriptor = message.DESCRIPTOR.fields_by_name[field]
+    if descriptor.type in _LENGTH_DELIMITED_TYPES:
+        return encode_varint(descriptor.number << 3 | 2)
+    if descriptor.type in _VARINT_TYPES and not descriptor.is_repeated:
+        return encode_varint(descriptor.number << 3)
+    raise ValueError(f"{message.DESCRIPTOR.full_name}.{field}: no tag for its wire type")
 
 
 def encode_varint(value: int) -> bytes:
@@ -126,10 +169,17 @@ def encode_varint(value: int) -> bytes:
     return bytes(out)
 
 
-def add_legal_moves(codec: GameCodec, moves: Sequence[object], out: Message, field: str) -> None:
-    """Append ``moves`` (engine moves of ``codec``'s game) to ``out``'s repeated ``field``."""
+def add_legal_moves(
+    codec: GameCodec,
+    moves: Sequence[object],
+    out: Message,
+    field: str,
+    cache: ByteCache | None = None,
+) -> None:
+    """Append ``moves`` (engine moves of ``codec``'s game) to ``out``'s repeated ``field``
+    (``cache``: the codec's byte cache, if any)."""
     number = out.DESCRIPTOR.fields_by_name[field].number
-    out.MergeFromString(codec.legal_move_entries(moves, number))
+    out.MergeFromString(codec.legal_move_entries(moves, number, cache))
 
 
 class LegalMoveCache:

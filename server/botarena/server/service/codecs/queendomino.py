@@ -60,7 +60,7 @@ from botarena.server.games.queendomino.views import (
     TurnView,
 )
 from botarena.server.match import InvalidRequestError
-from botarena.server.service.codecs._base import LegalMoveCache, serialized_view
+from botarena.server.service.codecs._base import ByteCache, LegalMoveCache, serialized_view
 from botarena.v1 import match_pb2, queendomino_pb2
 
 __all__ = ["MAX_COORDINATE", "QueendominoCodec", "decode_move", "encode_move"]
@@ -338,11 +338,17 @@ class QueendominoCodec:
         """Return a seat's own legal moves as messages."""
         return [match_pb2.Move(queendomino=_queendomino_move(move)) for move in moves]
 
-    def legal_move_entries(self, moves: Sequence[object], field_number: int) -> bytes:
+    def new_byte_cache(self, size: int) -> ByteCache | None:
+        """None: the game's moves are few, their entries kept with the codec."""
+        return None
+
+    def legal_move_entries(
+        self, moves: Sequence[object], field_number: int, cache: ByteCache | None = None
+    ) -> bytes:
         """Return legal moves as entries of a repeated ``Move`` field, from cached bytes."""
         return _LEGAL_MOVES.entries(moves, field_number)
 
-    def view_bytes(self, view: object, seat: Seat | None) -> bytes:
+    def view_bytes(self, view: object, seat: Seat | None, cache: ByteCache | None = None) -> bytes:
         """Return the serialized ``PlayerView`` of ``view``, without history."""
         return serialized_view(self, view, seat)
 

@@ -8,7 +8,8 @@ count (match.proto: MoveApplied).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar
 
 from botarena.server.games import Seat
 from botarena.server.games.qwirkle import (
@@ -24,10 +25,20 @@ from botarena.server.games.qwirkle import (
     Tile,
 )
 from botarena.server.match import InvalidRequestError
-from botarena.server.service.codecs._base import encode_varint, field_tag
+from botarena.server.service.codecs._base import ByteCache, encode_varint, field_tag
 from botarena.v1 import match_pb2, qwirkle_pb2
 
-__all__ = ["MAX_COORDINATE", "MAX_TILES_PER_MOVE", "QwirkleCodec", "decode_move", "encode_move"]
+__all__ = [
+    "MAX_COORDINATE",
+    "MAX_TILES_PER_MOVE",
+    "QwirkleByteCache",
+    "QwirkleCodec",
+    "decode_move",
+    "encode_move",
+]
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 
 MAX_COORDINATE = 256
 """The largest ``|x|`` or ``|y|`` accepted; 108 tiles never reach further from (0, 0)."""
@@ -97,13 +108,12 @@ def _qwirkle_move(move: object, *, redact: bool) -> qwirkle_pb2.QwirkleMove:
 # A decision sends every legal move, often hundreds of placements: the server's costliest
 # encoding. Building those messages with the protobuf API costs 2-4 us a move (~400-700 us
 # a decision), so the wire bytes are written here instead: each placement is serialized
-# once per (x, y, tile) by protobuf and cached, a move's bytes are joined from them, each
-# legal move's entry is cached, and a decision's entries are parsed in one C call. About
-# 0.3 us a move seen before and 1 us a new one (a third of them): ~120 us a decision.
+# by protobuf, a move's bytes are joined from them, and a decision's entries are parsed
+# in one C call. With a QwirkleByteCache (one per server, owned by the service) each
+# placement and each legal move's entry is built once: about 0.3 us a move seen before
+# and 1 us a new one (a third of them), ~120 us a decision. Without one, every call
+# builds its bytes afresh, with the same result.
 # encode_moves (the same bytes, move by move) is checked against encode_move in the tests.
-_PLACEMENT_BYTES: dict[tuple[int, int, int], bytes] = {}
-_PLACEMENT_CACHE_LIMIT = 200_000
-
 
 _SMALL_VARINTS: tuple[bytes, ...] = tuple(encode_varint(value) for value in range(1 << 14))
 
@@ -112,39 +122,52 @@ def _varint(value: int) -> bytes:
     return _SMALL_VARINTS[value] if value < 1 << 14 else encode_varint(value)
 
 
-def _length_delimited(field_number: int, payload: bytes) -> bytes:
-    return _varint(field_number << 3 | 2) + _varint(len(payload)) + payload
+_PLACEMENTS_TAG = field_tag(qwirkle_pb2.QwirklePlace, "placements")
+_BOARD_TAG = field_tag(qwirkle_pb2.QwirkleView, "board")
+_SCORE_TAG = field_tag(qwirkle_pb2.QwirklePlace, "score")
+_PLACE_TAG = field_tag(qwirkle_pb2.QwirkleMove, "place")
+_EXCHANGE_TAG = field_tag(qwirkle_pb2.QwirkleMove, "exchange")
+_EXCHANGE_TILES_TAG = field_tag(qwirkle_pb2.QwirkleExchange, "tiles")
+_TILE_COUNT_TAG = field_tag(qwirkle_pb2.QwirkleExchange, "tile_count")
+_MOVE_QWIRKLE_TAG = field_tag(match_pb2.Move, "qwirkle")
+_PLAYER_VIEW_SEAT_TAG = field_tag(match_pb2.PlayerView, "seat")
+_PLAYER_VIEW_QWIRKLE_TAG = field_tag(match_pb2.PlayerView, "qwirkle")
+# The same placement bytes serve moves and boards, and the framing of a place is inlined
+# in _LegalMoveEntries.wire: both need these tags to agree.
+assert _PLACEMENTS_TAG == _BOARD_TAG
+assert _PLACE_TAG == _MOVE_QWIRKLE_TAG
 
 
-def _placement_bytes(placement: tuple[int, int, Tile]) -> bytes:
-    """Return ``(x, y, tile)`` as a length-delimited field 1 holding a ``QwirklePlacement``.
+def _length_delimited(tag: bytes, payload: bytes) -> bytes:
+    return tag + _varint(len(payload)) + payload
 
-    Both ``QwirklePlace.placements`` and ``QwirkleView.board`` are field 1, so the same
-    bytes serve moves and boards. A ``Placement`` is such a tuple: it is its own key.
+
+def _build_placement(placement: tuple[int, int, Tile]) -> bytes:
+    """Return ``(x, y, tile)`` as a ``QwirklePlace.placements`` entry.
+
+    ``QwirkleView.board`` has the same field number, so the same bytes serve moves and
+    boards. A ``Placement`` is such a tuple: it is its own key in a cache.
     """
-    cached = _PLACEMENT_BYTES.get(placement)
-    if cached is None:
-        x, y, tile = placement
-        message = qwirkle_pb2.QwirklePlacement(x=x, y=y, tile=_TILE_MESSAGES[tile])
-        cached = _length_delimited(1, message.SerializeToString())
-        if len(_PLACEMENT_BYTES) >= _PLACEMENT_CACHE_LIMIT:
-            _PLACEMENT_BYTES.clear()
-        _PLACEMENT_BYTES[placement] = cached
-    return cached
+    x, y, tile = placement
+    message = qwirkle_pb2.QwirklePlacement(x=x, y=y, tile=_TILE_MESSAGES[tile])
+    return _length_delimited(_PLACEMENTS_TAG, message.SerializeToString())
 
 
-def _place_bytes(move: Place) -> bytes:
+_PlacementBytes = Callable[[tuple[int, int, Tile]], bytes]
+
+
+def _place_bytes(move: Place, placement_bytes: _PlacementBytes = _build_placement) -> bytes:
     """Return the serialized ``Move`` of a placement, its score included."""
-    payload = b"".join([_placement_bytes(placement) for placement in move.placements])
+    payload = b"".join([placement_bytes(placement) for placement in move.placements])
     if move.score:
-        payload += b"\x10" + _varint(move.score)  # QwirklePlace.score, field 2, varint
-    place = b"\x0a" + _varint(len(payload)) + payload  # QwirkleMove.place, field 1
-    return b"\x0a" + _varint(len(place)) + place  # Move.qwirkle, field 1
+        payload += _SCORE_TAG + _varint(move.score)
+    return _length_delimited(_MOVE_QWIRKLE_TAG, _length_delimited(_PLACE_TAG, payload))
 
 
-# Each tile as a length-delimited field 1 (QwirkleExchange.tiles).
+# Each tile as a QwirkleExchange.tiles entry.
 _TILE_FIELDS: tuple[bytes, ...] = tuple(
-    _length_delimited(1, message.SerializeToString()) for message in _TILE_MESSAGES
+    _length_delimited(_EXCHANGE_TILES_TAG, message.SerializeToString())
+    for message in _TILE_MESSAGES
 )
 
 
@@ -153,18 +176,26 @@ def _exchange_bytes(move: Exchange) -> bytes:
     tiles = _TILE_FIELDS
     payload = b"".join([tiles[tile] for tile in move.tiles])
     if move.tiles:
-        payload += b"\x10" + _varint(len(move.tiles))  # QwirkleExchange.tile_count, field 2
-    exchange = b"\x12" + _varint(len(payload)) + payload  # QwirkleMove.exchange, field 2
-    return b"\x0a" + _varint(len(exchange)) + exchange  # Move.qwirkle, field 1
+        payload += _TILE_COUNT_TAG + _varint(len(move.tiles))
+    return _length_delimited(_MOVE_QWIRKLE_TAG, _length_delimited(_EXCHANGE_TAG, payload))
 
 
-def _move_bytes(move: object) -> bytes:
+def _move_bytes(move: object, placement_bytes: _PlacementBytes = _build_placement) -> bytes:
     """Return the serialized ``Move`` of any move (unredacted)."""
     if isinstance(move, Place):
-        return _place_bytes(move)
+        return _place_bytes(move, placement_bytes)
     if isinstance(move, Exchange):
         return _exchange_bytes(move)
     return match_pb2.Move(qwirkle=_qwirkle_move(move, redact=False)).SerializeToString()
+
+
+def _remember(table: dict[_K, _V], key: _K, value: _V, size: int) -> None:
+    """Store ``value`` in ``table``, a cache of at most ``size`` entries: when it is full,
+    the oldest entry goes (insertion order), one at a time."""
+    if size:
+        if len(table) >= size:
+            del table[next(iter(table))]
+        table[key] = value
 
 
 class _LegalMoveEntries:
@@ -176,23 +207,27 @@ class _LegalMoveEntries:
     it did not play), and a hit costs one C-level tuple hash and compare instead of
     joining and framing. A miss builds the entry from its placements' cached bytes.
     Exchanges, the same few subsets of a rack, are cached by their tiles. A pass is rare
-    and built each time.
+    and built each time. Both tables keep at most ``size`` entries (0: none), the oldest
+    going first: a hit leaves the order alone, since reordering on every hit costs ~10 us
+    a decision (measured) and the entries that come back do so at the seat's next turn.
     """
 
-    _LIMIT = 100_000
-
-    def __init__(self, field_number: int) -> None:
+    def __init__(self, field_number: int, placements: QwirkleByteCache, size: int) -> None:
         self._tag = _varint(field_number << 3 | 2)
+        self._placements = placements
+        self._size = size
         self._places: dict[tuple[tuple[int, int, Tile], ...], tuple[int | None, bytes]] = {}
         self._exchanges: dict[tuple[Tile, ...], bytes] = {}
 
+    def sizes(self) -> tuple[int, int]:
+        """The number of placement and exchange entries held."""
+        return len(self._places), len(self._exchanges)
+
     def wire(self, moves: Sequence[object]) -> bytes:
         places, exchanges, tag, varint = self._places, self._exchanges, self._tag, _SMALL_VARINTS
-        if len(places) >= self._LIMIT:
-            places.clear()
-        if len(exchanges) >= self._LIMIT:
-            exchanges.clear()
-        cached, build = _PLACEMENT_BYTES.get, _placement_bytes
+        size, score_tag, place_tag = self._size, _SCORE_TAG, _PLACE_TAG
+        place_tag_size = len(place_tag)
+        cached, build = self._placements.cached_placement, self._placements.placement_bytes
         parts: list[bytes] = []
         append = parts.append
         for move in moves:
@@ -206,60 +241,108 @@ class _LegalMoveEntries:
                     payload = cached(placements[0]) or build(placements[0])
                 else:
                     payload = b"".join([cached(p) or build(p) for p in placements])
-                if score:  # QwirklePlace.score, field 2 (a score is far below 2**14)
-                    payload += b"\x10" + varint[score]
-                # _place_bytes framed inline: Move.qwirkle (field 1) holds QwirkleMove.place
-                # (field 1) holds the payload. Calling it costs ~13 us per decision of ~100
-                # moves (20 %, measured on warm caches) on the hot path of issue 4.
-                size = len(payload)
-                place_size = size + 1 + len(varint[size])
-                move_size = place_size + 1 + len(varint[place_size])
+                if score:  # a score is far below 2**14
+                    payload += score_tag + varint[score]
+                # _place_bytes framed inline: Move.qwirkle (one byte tag) holds
+                # QwirkleMove.place (the same tag) holds the payload. Calling it costs
+                # ~13 us per decision of ~100 moves (20 %, measured on warm caches) on
+                # the hot path of issue 4.
+                payload_size = len(payload)
+                place_size = payload_size + place_tag_size + len(varint[payload_size])
+                move_size = place_size + place_tag_size + len(varint[place_size])
                 entry = (
                     tag
                     + varint[move_size]
-                    + b"\x0a"
+                    + place_tag
                     + varint[place_size]
-                    + b"\x0a"
-                    + varint[size]
+                    + place_tag
+                    + varint[payload_size]
                     + payload
                 )
-                places[placements] = (score, entry)
+                if size:  # _remember inlined: a call per new move costs ~5 us a decision
+                    if len(places) >= size:
+                        del places[next(iter(places))]
+                    places[placements] = (score, entry)
                 append(entry)
             elif isinstance(move, Exchange):
                 known_exchange = exchanges.get(move.tiles)
                 if known_exchange is None:
-                    body = _exchange_bytes(move)
-                    known_exchange = exchanges[move.tiles] = tag + _varint(len(body)) + body
+                    known_exchange = _length_delimited(tag, _exchange_bytes(move))
+                    _remember(exchanges, move.tiles, known_exchange, size)
                 append(known_exchange)
             else:
-                body = _move_bytes(move)
-                append(tag + _varint(len(body)) + body)
+                append(_length_delimited(tag, _move_bytes(move)))
         return b"".join(parts)
 
 
-_ENTRIES: dict[int, _LegalMoveEntries] = {}
+class QwirkleByteCache(ByteCache):
+    """The Qwirkle codec's byte caches of one server: placements, legal move entries and
+    the last board, each bounded (at most ``size`` entries, the oldest evicted first, one
+    at a time; 0 keeps nothing).
 
-# The last board encoded and its bytes (see _board_bytes).
-_last_board: tuple[Mapping[tuple[int, int], Tile], bytes] | None = None
-
-
-def _board_bytes(board: Mapping[tuple[int, int], Tile]) -> bytes:
-    """Return the board as ``QwirkleView.board`` entries (field 1, like a move's placements).
-
-    The board is the bulk of a view, and every seat's stream gets a view of the same
-    version (each MoveApplied): the last board is kept and recognised by comparing
-    contents, a C-level dict comparison far cheaper than sorting and joining again.
+    The service creates one per server (``GameCodec.new_byte_cache``) and hands it to
+    :meth:`QwirkleCodec.legal_move_entries` and :meth:`QwirkleCodec.view_bytes`; two
+    servers in one process never share or empty each other's caches. Not thread-safe:
+    a server's encoding runs on its event loop.
     """
-    global _last_board
-    last = _last_board  # read once: the pair stays consistent whoever replaces it
-    if last is not None and last[0] == board:
-        return last[1]
-    # Flat (x, y, tile) tuples sort faster than ((x, y), tile) pairs, in the same order.
-    cells = sorted([(x, y, tile) for (x, y), tile in board.items()])
-    cached = _PLACEMENT_BYTES.get
-    data = b"".join([cached(cell) or _placement_bytes(cell) for cell in cells])
-    _last_board = (board, data)
-    return data
+
+    def __init__(self, size: int) -> None:
+        if size < 0:
+            raise ValueError(f"a cache size of {size}")
+        self.size = size
+        self._placements: dict[tuple[int, int, Tile], bytes] = {}
+        self.cached_placement = self._placements.get
+        self._entries: dict[int, _LegalMoveEntries] = {}
+        self._last_board: tuple[Mapping[tuple[int, int], Tile], bytes] | None = None
+
+    def table_sizes(self) -> dict[str, int]:
+        """The number of entries each table holds (each at most ``size``)."""
+        sizes = {"placements": len(self._placements), "boards": 0}
+        if self._last_board is not None:
+            sizes["boards"] = 1
+        for number, entries in self._entries.items():
+            sizes[f"places[{number}]"], sizes[f"exchanges[{number}]"] = entries.sizes()
+        return sizes
+
+    def placement_bytes(self, placement: tuple[int, int, Tile]) -> bytes:
+        """The bytes of ``placement`` (see ``_build_placement``), kept."""
+        data = self._placements.get(placement)
+        if data is None:
+            data = _build_placement(placement)
+            _remember(self._placements, placement, data, self.size)
+        return data
+
+    def entries(self, field_number: int) -> _LegalMoveEntries:
+        """The legal move entries of the repeated ``Move`` field ``field_number``."""
+        entries = self._entries.get(field_number)
+        if entries is None:
+            entries = _LegalMoveEntries(field_number, self, self.size)
+            if self.size:
+                self._entries[field_number] = entries
+        return entries
+
+    def board_bytes(self, board: Mapping[tuple[int, int], Tile]) -> bytes:
+        """Return the board as ``QwirkleView.board`` entries (like a move's placements).
+
+        The board is the bulk of a view, and every seat's stream gets a view of the same
+        version (each MoveApplied): the last board is kept and recognised by comparing
+        contents, a C-level dict comparison far cheaper than sorting and joining again.
+        """
+        last = self._last_board
+        if last is not None and last[0] == board:
+            return last[1]
+        # Flat (x, y, tile) tuples sort faster than ((x, y), tile) pairs, in the same order.
+        cells = sorted([(x, y, tile) for (x, y), tile in board.items()])
+        cached, build = self._placements.get, self.placement_bytes
+        data = b"".join([cached(cell) or build(cell) for cell in cells])
+        if self.size:
+            self._last_board = (board, data)
+        return data
+
+
+def _byte_cache(cache: ByteCache | None) -> QwirkleByteCache:
+    """``cache`` if it is the Qwirkle codec's, else one that keeps nothing."""
+    return cache if isinstance(cache, QwirkleByteCache) else QwirkleByteCache(0)
 
 
 class QwirkleCodec:
@@ -323,8 +406,8 @@ class QwirkleCodec:
     def encode_move(self, move: object, *, redact: bool) -> match_pb2.Move:
         """Return ``move`` as a message; ``redact`` keeps only an exchange's tile count."""
         if type(move) is Place:
-            # Every move event and answer carries one: parsing the cached placement bytes
-            # costs half of building the message field by field.
+            # Every move event and answer carries one: parsing the placement bytes costs
+            # less than building the message field by field.
             return match_pb2.Move.FromString(_place_bytes(move))
         return match_pb2.Move(qwirkle=_qwirkle_move(move, redact=redact))
 
@@ -333,12 +416,16 @@ class QwirkleCodec:
         parse = match_pb2.Move.FromString
         return [parse(_move_bytes(move)) for move in moves]
 
-    def legal_move_entries(self, moves: Sequence[object], field_number: int) -> bytes:
-        """Return legal moves as entries of a repeated ``Move`` field, from cached bytes."""
-        entries = _ENTRIES.get(field_number)
-        if entries is None:
-            entries = _ENTRIES[field_number] = _LegalMoveEntries(field_number)
-        return entries.wire(moves)
+    def new_byte_cache(self, size: int) -> QwirkleByteCache:
+        """Return a new, empty :class:`QwirkleByteCache` of LRUs of ``size`` entries."""
+        return QwirkleByteCache(size)
+
+    def legal_move_entries(
+        self, moves: Sequence[object], field_number: int, cache: ByteCache | None = None
+    ) -> bytes:
+        """Return legal moves as entries of a repeated ``Move`` field (from ``cache``'s
+        bytes where it has them)."""
+        return _byte_cache(cache).entries(field_number).wire(moves)
 
     def encode_view(
         self, view: object, seat: Seat | None, *, with_history: bool, out: match_pb2.PlayerView
@@ -349,28 +436,24 @@ class QwirkleCodec:
             out.seat = seat
         message = out.qwirkle
         message.SetInParent()
-        message.MergeFromString(_board_bytes(view.board))
+        message.MergeFromString(QwirkleByteCache(0).board_bytes(view.board))
         _fill_view(view, message)
         if with_history:
             message.history.extend(_history(view))
 
-    def view_bytes(self, view: object, seat: Seat | None) -> bytes:
+    def view_bytes(self, view: object, seat: Seat | None, cache: ByteCache | None = None) -> bytes:
         """Return the serialized ``PlayerView`` of a :class:`QwirkleView`, without history.
 
-        The board, the bulk of it, is spliced in as cached bytes rather than parsed into
-        the message to be serialized again: the board is ``QwirkleView`` field 1, so the
-        result is what protobuf itself would write.
+        The board, the bulk of it, is spliced in as bytes (``cache``'s where it has them)
+        rather than parsed into the message to be serialized again: the board is
+        ``QwirkleView`` field 1, so the result is what protobuf itself would write.
         """
         view = _checked_view(view)
         message = qwirkle_pb2.QwirkleView()
         _fill_view(view, message)
-        body = _board_bytes(view.board) + message.SerializeToString()
-        # PlayerView.seat (field 1, varint) and PlayerView.qwirkle (field 10).
-        head = b"" if seat is None else b"\x08" + _varint(seat)
-        return head + _PLAYER_VIEW_QWIRKLE_TAG + _varint(len(body)) + body
-
-
-_PLAYER_VIEW_QWIRKLE_TAG = field_tag(match_pb2.PlayerView, "qwirkle")
+        body = _byte_cache(cache).board_bytes(view.board) + message.SerializeToString()
+        head = b"" if seat is None else _PLAYER_VIEW_SEAT_TAG + _varint(seat)
+        return head + _length_delimited(_PLAYER_VIEW_QWIRKLE_TAG, body)
 
 
 def _checked_view(view: object) -> QwirkleView:
