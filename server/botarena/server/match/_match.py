@@ -463,7 +463,7 @@ class Match:
         """Return the earliest pending deadline (monotonic), the join deadline included,
         or ``None``."""
         deadline = min((d.deadline for d in self._pending.values()), default=None)
-        join = self._attendance.due(self._forfeited()) if self.result is None else None
+        join = self._join_due()
         if join is None:
             return deadline
         return join if deadline is None or join < deadline else deadline
@@ -502,6 +502,12 @@ class Match:
 
     def _forfeited(self) -> list[bool]:
         return [data.forfeited for data in self._seats]
+
+    def _join_due(self) -> float | None:
+        # Hot path (every command and timer asks): no per-seat scan once the window closed.
+        if self.result is not None or self._attendance.deadline is None:
+            return None
+        return self._attendance.due(self._forfeited())
 
     # ------------------------------------------------------------------ commands
 
@@ -577,7 +583,7 @@ class Match:
         changed = False
         while self.result is None:
             overdue = [d for d in self._pending.values() if d.deadline <= now]
-            join = self._attendance.due(self._forfeited())
+            join = self._join_due()
             first = min(overdue, key=lambda d: (d.deadline, d.seat), default=None)
             if join is not None and join <= now and (first is None or join <= first.deadline):
                 self._settle_joins(now)

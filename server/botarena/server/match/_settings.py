@@ -38,6 +38,14 @@ _MAX_ILLEGAL_MOVES = 100
 _MAX_SEAT_NAME = 64
 
 
+def _check_seconds(field: str, value: float, low: float, high: float) -> None:
+    # `not (low <= value <= high)` also rejects NaN.
+    if not low <= value <= high:
+        raise InvalidRequestError(
+            field, f"{value} s is outside {low}..{high} s", reason="INVALID_TIME_CONTROL"
+        )
+
+
 class TimeoutPolicy(StrEnum):
     """What happens when a seat's clock runs out (or it uses up its illegal moves)."""
 
@@ -69,13 +77,7 @@ class TimeControl:
             ("increment", self.increment, 0.0, _MAX_INCREMENT),
         )
         for name, value, low, high in checks:
-            # `not (low <= value <= high)` also rejects NaN.
-            if not low <= value <= high:
-                raise InvalidRequestError(
-                    f"time_control.{name}",
-                    f"{value} s is outside {low}..{high} s",
-                    reason="INVALID_TIME_CONTROL",
-                )
+            _check_seconds(f"time_control.{name}", value, low, high)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,14 +108,9 @@ class Policies:
                 raise InvalidRequestError(
                     f"policies.{name}", f"{value} is outside 1..{_MAX_ILLEGAL_MOVES}"
                 )
-        # `not (low <= value <= high)` also rejects NaN.
-        low, high = _MIN_MOVE_TIME_LIMIT, _MAX_MOVE_TIME_LIMIT
-        if not low <= self.join_timeout <= high:
-            raise InvalidRequestError(
-                "policies.join_timeout",
-                f"{self.join_timeout} s is outside {low}..{high} s",
-                reason="INVALID_TIME_CONTROL",
-            )
+        _check_seconds(
+            "policies.join_timeout", self.join_timeout, _MIN_MOVE_TIME_LIMIT, _MAX_MOVE_TIME_LIMIT
+        )
 
 
 @dataclass(frozen=True, slots=True)
