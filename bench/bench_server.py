@@ -51,8 +51,7 @@ import grpc
 
 from botarena.server.games.qwirkle import QWIRKLE
 from botarena.server.match import MatchManager
-from botarena.server.service import configure_logging, create_server
-from botarena.server.service.codecs import codec_for_game
+from botarena.server.service import configure_logging, create_server, plugin_for
 from botarena.v1 import match_pb2, match_service_pb2, match_service_pb2_grpc
 
 
@@ -75,22 +74,26 @@ class Timed:
         attribute = getattr(self._wrapped, name)
         if not callable(attribute):
             return attribute
+        timed = self.wrap(attribute)
+        # Cached on the instance: later look-ups skip __getattr__ and this closure, so the
+        # wrapper adds as little as it can to the server time it is subtracted from.
+        setattr(self, name, timed)
+        return timed
 
+    def wrap(self, function: Callable[..., Any]) -> Callable[..., Any]:
+        """Return ``function`` timed into this object's ``seconds`` (and ``spans``)."""
         keep = self.spans.append if self._keep_spans else None
 
         def timed(*args: Any, **kwargs: Any) -> Any:
             started = time.perf_counter()
             try:
-                return attribute(*args, **kwargs)
+                return function(*args, **kwargs)
             finally:
                 ended = time.perf_counter()
                 self.seconds += ended - started
                 if keep is not None:
                     keep((started, ended))
 
-        # Cached on the instance: later look-ups skip __getattr__ and this closure, so the
-        # wrapper adds as little as it can to the server time it is subtracted from.
-        setattr(self, name, timed)
         return timed
 
 
@@ -240,22 +243,32 @@ class _ServerRun:
         self.seed = 0  # the last match's seed: a later round goes on with new matches
 
 
-# The codec methods a hop calls.
-_CODEC_METHODS = ("decode_move", "encode_move", "legal_move_entries", "view_bytes")
+# The codec methods a hop calls, and those of the game's wire encoder (one per server).
+_CODEC_METHODS = ("decode_move", "encode_move")
+_WIRE_METHODS = ("legal_move_entries", "view_bytes")
 
 
 @contextlib.contextmanager
 def _timed_codec(game: str) -> Iterator[Timed]:
-    """Time the game's codec (one instance per process) while the block runs."""
-    codec = codec_for_game(game)
+    """Time the game's codec (one instance per process) and its wire encoders (one per
+    server, of the class its plugin names) while the block runs."""
+    plugin = plugin_for(game)
+    codec, wire = plugin.codec, plugin.wire
+    if not isinstance(wire, type):
+        raise TypeError(f"{game}: its wire factory is not a class")
     timed = Timed(codec)
+    originals = {name: getattr(wire, name) for name in _WIRE_METHODS}
     for name in _CODEC_METHODS:
         setattr(codec, name, getattr(timed, name))
+    for name, method in originals.items():
+        setattr(wire, name, timed.wrap(method))
     try:
         yield timed
     finally:
         for name in _CODEC_METHODS:
             delattr(codec, name)
+        for name, method in originals.items():
+            setattr(wire, name, method)
 
 
 async def _server_round(hops: int, run: _ServerRun) -> None:

@@ -40,7 +40,7 @@ from botarena.server.games.queendomino import (
     load_dominoes,
     territory_points,
 )
-from botarena.server.service.codecs import codec_for_game
+from botarena.server.service import codec_for_game
 from botarena.v1 import match_pb2
 
 CODEC = codec_for_game("queendomino")

@@ -30,7 +30,7 @@ from botarena.server.games.qwixx import (
     WhiteSumsApplied,
 )
 from botarena.server.match._hooks import hooks_for
-from botarena.server.service.codecs import codec_for_game
+from botarena.server.service import codec_for_game
 from botarena.v1 import match_pb2
 
 CODEC = codec_for_game("qwixx")

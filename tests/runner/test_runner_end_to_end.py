@@ -18,7 +18,7 @@ from google.protobuf import json_format
 
 from botarena.server.games import IllegalMoveError, get_rules
 from botarena.server.games.queendomino import QueendominoConfig, load_buildings
-from botarena.server.service.codecs import codec_for_proto
+from botarena.server.service import codec_for_proto
 from botarena.v1 import match_pb2
 
 RunCli = Callable[..., tuple[int, str, dict[str, Any]]]

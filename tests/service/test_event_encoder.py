@@ -10,16 +10,17 @@ import pytest
 
 from botarena.server.games import get_rules
 from botarena.server.match import EventKind, MatchManager, MatchSettings, StreamItem
-from botarena.server.service import PLUGINS
+from botarena.server.service import PLUGINS, codec_for_game, plugin_for
 from botarena.server.service._convert import (
-    ByteCaches,
     EventEncoder,
+    WireEncoders,
     _encode_outcome,
     encode_decision,
     encode_match,
     encode_view,
 )
-from botarena.server.service.codecs import codec_for_game, set_duration, set_timestamp
+from botarena.server.service.codecs import set_duration, set_timestamp
+from botarena.server.service.wire import MessageWire
 from botarena.v1 import match_pb2, match_service_pb2
 
 GAME_SEATS = [(plugin.name, min(plugin.max_seats, 2 + n)) for n, plugin in enumerate(PLUGINS)]
@@ -80,7 +81,7 @@ def test_decision_bytes_parse_to_the_decision_built_field_by_field(
         manager, item = await _decision_item(game, seats, moves=6)
         assert item.decision is not None
         assert manager.matches()[0].legal_moves(item.decision.seat)
-        caches = ByteCaches() if cached else None
+        caches = WireEncoders() if cached else None
         encoder = EventEncoder(manager.matches()[0], item.decision.seat, caches)
         if prepared:
             encoder.prepare_decision(item.decision)
@@ -156,7 +157,7 @@ def test_every_log_entry_parses_to_the_event_built_field_by_field(
         manager, _ = await _decision_item(game, seats, moves=8)
         match = manager.matches()[0]
         match_id = match.match_id
-        encoder = EventEncoder(match, viewer, ByteCaches() if cached else None)
+        encoder = EventEncoder(match, viewer, WireEncoders() if cached else None)
         kinds = set()
 
         async def check_log() -> None:
@@ -189,24 +190,42 @@ def test_view_bytes_are_the_serialized_view_byte_for_byte(game: str, seats: int)
         manager, _ = await _decision_item(game, seats, moves=10)
         match = manager.matches()[0]
         codec = codec_for_game(game)
+        wires = [plugin_for(game).wire(codec, size) for size in (0, 100)]
         for version in (0, 1, match.state_version):
             state = match.state_at(version)
             for viewer in (None, *range(seats)):
                 view = match.rules.view(state, viewer)
                 plain = match_pb2.PlayerView()
                 codec.encode_view(view, viewer, with_history=False, out=plain)
-                assert codec.view_bytes(view, viewer) == plain.SerializeToString()
+                for wire in wires:
+                    assert wire.view_bytes(view, viewer) == plain.SerializeToString()
         manager.close()
 
     asyncio.run(scenario())
 
 
-def test_each_server_keeps_its_own_byte_caches() -> None:
-    codec = codec_for_game("qwirkle")
-    first, second = ByteCaches(), ByteCaches()
-    assert first.for_codec(codec) is first.for_codec(codec)
-    assert first.for_codec(codec) is not second.for_codec(codec)
-    assert ByteCaches().for_codec(codec_for_game("qwixx")) is None  # keeps none
+def test_each_server_keeps_its_own_wire_encoders() -> None:
+    first, second = WireEncoders(), WireEncoders()
+    for plugin in PLUGINS:
+        assert first.for_game(plugin.name) is first.for_game(plugin.name)
+        assert first.for_game(plugin.name) is not second.for_game(plugin.name)
+    assert isinstance(first.for_game("qwixx"), MessageWire)  # no faster one declared
+
+
+def test_the_generic_wire_encoder_keeps_a_bounded_table_of_entries() -> None:
+    codec = codec_for_game("qwixx")
+    wire, nothing = MessageWire(codec, 3), MessageWire(codec, 0)
+    state = get_rules("qwixx").new_match(get_rules("qwixx").default_config(), 2, 5)
+    for seat in (0, 1):
+        moves = get_rules("qwixx").legal_moves(state, seat)
+        expected = b"".join(
+            b"\x1a" + bytes([len(body)]) + body
+            for body in (m.SerializeToString() for m in codec.encode_moves(moves))
+        )
+        assert wire.legal_move_entries(moves, 3) == expected
+        assert nothing.legal_move_entries(moves, 3) == expected
+        assert 0 < wire.table_sizes()["entries"] <= 3
+    assert nothing.table_sizes()["entries"] == 0
 
 
 def _prepared_id(encoder: EventEncoder) -> int | None:
@@ -220,7 +239,7 @@ def test_the_stream_prepares_a_decision_while_the_event_before_it_goes_out() -> 
         match = manager.matches()[0]
         decision = item.decision
         assert decision is not None
-        encoder = EventEncoder(match, decision.seat, ByteCaches())
+        encoder = EventEncoder(match, decision.seat, WireEncoders())
         items = manager.stream(match.match_id, decision.seat, match.state_version - 1)
         stream = encoder.stream(items)
         applied = match_service_pb2.StreamMatchEventsResponse.FromString(await anext(stream))

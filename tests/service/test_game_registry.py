@@ -21,11 +21,12 @@ from botarena.server.service import (
     OperatorOption,
     PluginError,
     check_plugins,
+    codec_for_game,
+    codec_for_proto,
     config_overrides,
     operator_options,
     plugin_for,
 )
-from botarena.server.service.codecs import codec_for_game, codec_for_proto
 from botarena.v1 import match_pb2
 
 _BY_NAME = [pytest.param(plugin, id=plugin.name) for plugin in PLUGINS]
@@ -84,6 +85,8 @@ def _broken(name: str) -> tuple[GamePlugin, ...]:
     cases: dict[str, Any] = {
         "no codec": dataclasses.replace(first, codec=None),  # type: ignore[arg-type]
         "no hooks": dataclasses.replace(first, hooks=None),  # type: ignore[arg-type]
+        "no wire": dataclasses.replace(first, wire=None),  # type: ignore[arg-type]
+        "a wire that makes nothing": dataclasses.replace(first, wire=42),  # type: ignore[arg-type]
         "no title": dataclasses.replace(first, info=dataclasses.replace(first.info, title="")),
         "another seat range": dataclasses.replace(
             first, info=dataclasses.replace(first.info, max_seats=first.max_seats + 1)
@@ -101,6 +104,8 @@ def _broken(name: str) -> tuple[GamePlugin, ...]:
     [
         ("no codec", "lacks its codec"),
         ("no hooks", "lacks its hooks"),
+        ("no wire", "lacks its wire"),
+        ("a wire that makes nothing", "its wire is not callable"),
         ("no title", "lacks its title"),
         ("another game's rules", "its rules are"),
         ("another seat range", "its rules take"),

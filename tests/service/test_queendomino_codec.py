@@ -39,7 +39,8 @@ from botarena.server.games.queendomino.views import (
     TurnView,
 )
 from botarena.server.match import InvalidRequestError
-from botarena.server.service.codecs import add_legal_moves, codec_for_game, codec_for_proto
+from botarena.server.service import codec_for_game, codec_for_proto
+from botarena.server.service.wire import MessageWire, add_legal_moves
 from botarena.v1 import match_pb2, match_service_pb2, queendomino_pb2
 
 CODEC = codec_for_game("queendomino")
@@ -103,7 +104,7 @@ def test_a_placement_is_spelled_with_named_rotations() -> None:
 def test_legal_moves_from_cached_wire_bytes_equal_the_plain_encoding() -> None:
     for moves in (MOVES, MOVES[::-1], MOVES[:3]):
         requested = match_pb2.DecisionRequested()
-        add_legal_moves(CODEC, moves, requested, "legal_moves")
+        add_legal_moves(MessageWire(CODEC, 100), moves, requested, "legal_moves")
         assert list(requested.legal_moves) == CODEC.encode_moves(moves)
         assert [CODEC.decode_move(message) for message in requested.legal_moves] == moves
 

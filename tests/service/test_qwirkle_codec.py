@@ -6,11 +6,13 @@ import pytest
 
 from botarena.server.games.qwirkle import Exchange, Pass, Place, Placement, QwirkleReason, Tile
 from botarena.server.match import InvalidRequestError
-from botarena.server.service.codecs import add_legal_moves, codec_for_game
-from botarena.server.service.codecs.qwirkle import QwirkleByteCache
+from botarena.server.service import codec_for_game
+from botarena.server.service.wire import add_legal_moves
+from botarena.server.service.wire.qwirkle import QwirkleWire
 from botarena.v1 import match_pb2, match_service_pb2, qwirkle_pb2
 
 CODEC = codec_for_game("qwirkle")
+WIRE = QwirkleWire(CODEC, 1_000)
 
 
 @pytest.mark.parametrize(
@@ -117,7 +119,7 @@ def test_legal_moves_appended_in_one_parse_equal_the_plain_encoding() -> None:
         for _ in range(2):  # the second round is served from the caches
             out = match_pb2.DecisionRequested()
             out.decision.seat = seat  # a field set before must survive the merge
-            add_legal_moves(CODEC, moves, out, "legal_moves")
+            add_legal_moves(WIRE, moves, out, "legal_moves")
             plain = [CODEC.encode_move(move, redact=False) for move in moves]
             assert list(out.legal_moves) == plain
             assert out.decision.seat == seat
@@ -130,7 +132,7 @@ def test_a_cached_legal_move_entry_is_rebuilt_when_its_score_changes() -> None:
     placements = (Placement(0, 0, Tile.RED_CIRCLE), Placement(1, 0, Tile.RED_SQUARE))
     for score in (2, 5, 2):
         out = match_pb2.DecisionRequested()
-        add_legal_moves(CODEC, [Place(placements, score=score)], out, "legal_moves")
+        add_legal_moves(WIRE, [Place(placements, score=score)], out, "legal_moves")
         assert out.legal_moves[0].qwirkle.place.score == score
 
 
@@ -148,25 +150,25 @@ def _decisions(turns: int) -> list[tuple[list[object], object]]:
     return decisions
 
 
-def test_bytes_are_the_same_with_and_without_a_byte_cache() -> None:
-    cache = CODEC.new_byte_cache(50)
+def test_bytes_are_the_same_with_and_without_caches() -> None:
+    cached, uncached = QwirkleWire(CODEC, 50), QwirkleWire(CODEC, 0)
     for moves, view in _decisions(10):
         for _ in range(2):  # the second time from the cache
-            assert CODEC.legal_move_entries(moves, 3, cache) == CODEC.legal_move_entries(moves, 3)
-            assert CODEC.view_bytes(view, 1, cache) == CODEC.view_bytes(view, 1)
+            assert cached.legal_move_entries(moves, 3) == uncached.legal_move_entries(moves, 3)
+            assert cached.view_bytes(view, 1) == uncached.view_bytes(view, 1)
 
 
-def test_byte_caches_are_independent_and_bounded() -> None:
-    first, second = QwirkleByteCache(20), QwirkleByteCache(20)
+def test_wire_caches_are_independent_and_bounded() -> None:
+    first, second = QwirkleWire(CODEC, 20), QwirkleWire(CODEC, 20)
     for moves, view in _decisions(8):
-        CODEC.legal_move_entries(moves, 3, first)
-        CODEC.view_bytes(view, 0, first)
+        first.legal_move_entries(moves, 3)
+        first.view_bytes(view, 0)
         sizes = first.table_sizes()
         assert sizes["placements"] > 0
         assert max(sizes.values()) <= 20
-    assert set(second.table_sizes().values()) == {0}  # the other cache saw nothing
-    nothing = QwirkleByteCache(0)
+    assert set(second.table_sizes().values()) == {0}  # the other encoder saw nothing
+    nothing = QwirkleWire(CODEC, 0)
     for moves, view in _decisions(2):
-        CODEC.legal_move_entries(moves, 3, nothing)
-        CODEC.view_bytes(view, 0, nothing)
+        nothing.legal_move_entries(moves, 3)
+        nothing.view_bytes(view, 0)
     assert set(nothing.table_sizes().values()) == {0}

@@ -17,8 +17,9 @@ from botarena.server.games.qwixx import (
     Sheet,
 )
 from botarena.server.match import InvalidRequestError
+from botarena.server.service import codec_for_game, codec_for_proto
 from botarena.server.service._convert import decode_settings
-from botarena.server.service.codecs import add_legal_moves, codec_for_game, codec_for_proto
+from botarena.server.service.wire import MessageWire, add_legal_moves
 from botarena.v1 import match_pb2, match_service_pb2, qwixx_pb2
 
 CODEC = codec_for_game("qwixx")
@@ -136,7 +137,7 @@ def test_legal_moves_from_cached_wire_bytes_equal_the_plain_encoding() -> None:
         seat = min(QWIXX.to_act(state))
         moves = QWIXX.legal_moves(state, seat)
         requested = match_pb2.DecisionRequested()
-        add_legal_moves(CODEC, moves, requested, "legal_moves")
+        add_legal_moves(MessageWire(CODEC, 100), moves, requested, "legal_moves")
         assert list(requested.legal_moves) == CODEC.encode_moves(moves)
         assert [CODEC.decode_move(message) for message in requested.legal_moves] == list(moves)
         state = QWIXX.apply(state, seat, moves[-1])

@@ -13,9 +13,12 @@ from botarena.server.service._plugin import GamePlugin, OperatorOption, PluginEr
 from botarena.server.service._registry import (
     PLUGINS,
     ConfigOverrides,
+    codec_for_game,
+    codec_for_proto,
     config_overrides,
     operator_options,
     plugin_for,
+    plugin_for_proto,
 )
 from botarena.server.service._server import (
     MAX_PENDING_CALLS,
@@ -38,11 +41,14 @@ __all__ = [
     "OperatorOption",
     "PluginError",
     "check_plugins",
+    "codec_for_game",
+    "codec_for_proto",
     "config_overrides",
     "configure_logging",
     "create_server",
     "durable_manager",
     "operator_options",
     "plugin_for",
+    "plugin_for_proto",
     "status_of",
 ]

@@ -29,26 +29,29 @@ from botarena.server.match import (
     TimeControl,
     TimeoutPolicy,
 )
-from botarena.server.service._registry import ConfigOverrides
-from botarena.server.service.codecs import (
-    ByteCache,
-    GameCodec,
+from botarena.server.service._registry import (
+    ConfigOverrides,
     codec_for_game,
     codec_for_proto,
+    plugin_for,
+)
+from botarena.server.service.codecs import (
+    GameCodec,
     duration_seconds,
     encode_varint,
     field_tag,
     set_duration,
     set_timestamp,
 )
+from botarena.server.service.wire import WireEncoder
 from botarena.server.store import StoredMatch, StoredResult
 from botarena.v1 import match_pb2, match_service_pb2
 
 __all__ = [
     "ABANDONED",
     "MAX_ID_LENGTH",
-    "ByteCaches",
     "EventEncoder",
+    "WireEncoders",
     "decode_settings",
     "default_config",
     "encode_decision",
@@ -348,27 +351,29 @@ def _response_bytes(event: match_pb2.MatchEvent, tag: bytes = b"", payload: byte
     return _length_delimited(_EVENT_TAG, event_bytes)
 
 
-class ByteCaches:
-    """The codecs' byte caches of one server: one per game, created on first use.
+class WireEncoders:
+    """The wire encoders of one server (``service.wire``): one per game, made on first use
+    by the game's ``GamePlugin.wire``.
 
-    The servicer owns one, and hands it to every :class:`EventEncoder` it makes; two
-    servers in one process keep theirs apart. Each cache holds at most ``size`` entries a
-    table (LRUs: see the codecs); ``size=0`` keeps nothing, with the same bytes.
+    The servicer owns one and hands it to every :class:`EventEncoder` it makes; two
+    servers in one process keep theirs apart. Each encoder's caches hold at most ``size``
+    entries a table; ``size=0`` keeps nothing, with the same bytes.
     """
 
     DEFAULT_SIZE = 100_000
 
     def __init__(self, size: int = DEFAULT_SIZE) -> None:
         self._size = size
-        self._caches: dict[str, ByteCache | None] = {}
+        self._encoders: dict[str, WireEncoder] = {}
 
-    def for_codec(self, codec: GameCodec) -> ByteCache | None:
-        """Return this server's cache for ``codec`` (``None``: the codec keeps none)."""
+    def for_game(self, game: str) -> WireEncoder:
+        """Return this server's wire encoder of the game registered as ``game``."""
         try:
-            return self._caches[codec.game]
+            return self._encoders[game]
         except KeyError:
-            cache = self._caches[codec.game] = codec.new_byte_cache(self._size)
-            return cache
+            plugin = plugin_for(game)
+            encoder = self._encoders[game] = plugin.wire(plugin.codec, self._size)
+            return encoder
 
 
 class EventEncoder:
@@ -381,7 +386,7 @@ class EventEncoder:
       A seat's stream carries the view of one version twice in a row (in the
       ``MoveApplied`` that reaches it and in the ``DecisionRequested`` that follows), so
       the second is free.
-    - A decision's legal moves are the codec's wire entries appended to the rest, never
+    - A decision's legal moves are the wire encoder's entries appended to the rest, never
       parsed into messages to be serialized again. :meth:`prepare_decision` encodes them
       ahead of time, so that a stream can do it while the event before the decision is
       still being sent.
@@ -389,15 +394,17 @@ class EventEncoder:
     Args:
         match: The match the items come from.
         viewer: The subscriber's seat, ``None`` for a spectator.
-        caches: The server's byte caches; without them every item's bytes are built
-            afresh (the same bytes).
+        wires: The server's wire encoders; without them the bytes are built afresh by
+            an encoder that keeps nothing (the same bytes).
     """
 
-    def __init__(self, match: Match, viewer: Seat | None, caches: ByteCaches | None = None) -> None:
+    def __init__(
+        self, match: Match, viewer: Seat | None, wires: WireEncoders | None = None
+    ) -> None:
         self._match = match
         self._viewer = viewer
         self._codec = codec_for_game(match.settings.game)
-        self._cache = None if caches is None else caches.for_codec(self._codec)
+        self._wire = (wires or WireEncoders(0)).for_game(match.settings.game)
         self._last_view: tuple[Any, bytes] | None = None
         self._prepared: tuple[int, bytes] | None = None
 
@@ -424,7 +431,7 @@ class EventEncoder:
         if match.pending_decision(decision.seat) is not decision:
             return
         moves = match.legal_moves(decision.seat)
-        entries = self._codec.legal_move_entries(moves, _LEGAL_MOVES_FIELD, self._cache)
+        entries = self._wire.legal_move_entries(moves, _LEGAL_MOVES_FIELD)
         self._prepared = (decision.decision_id, entries)
 
     def event_bytes(self, item: StreamItem) -> bytes:
@@ -467,7 +474,7 @@ class EventEncoder:
             entries = prepared[1]
         else:
             moves = self._match.legal_moves(decision.seat)
-            entries = self._codec.legal_move_entries(moves, _LEGAL_MOVES_FIELD, self._cache)
+            entries = self._wire.legal_move_entries(moves, _LEGAL_MOVES_FIELD)
         self._prepared = None
         event = match_pb2.MatchEvent(state_version=item.state_version)
         set_timestamp(event.time, decision.started_time)
@@ -489,6 +496,6 @@ class EventEncoder:
         if last is not None and last[0] is state:
             return last[1]
         viewer = self._viewer
-        data = self._codec.view_bytes(self._match.rules.view(state, viewer), viewer, self._cache)
+        data = self._wire.view_bytes(self._match.rules.view(state, viewer), viewer)
         self._last_view = (state, data)
         return data

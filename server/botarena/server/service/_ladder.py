@@ -18,7 +18,8 @@ from botarena.server.ladder import (
 from botarena.server.match import InvalidRequestError, MatchError
 from botarena.server.service._auth import bearer_token, require_admin
 from botarena.server.service._errors import handle_errors, handle_stream_errors
-from botarena.server.service.codecs import codec_for_game, codec_for_proto, set_timestamp
+from botarena.server.service._registry import codec_for_game, codec_for_proto
+from botarena.server.service.codecs import set_timestamp
 from botarena.server.store.ladder import BotRecord, LadderMatchRecord
 from botarena.v1 import ladder_pb2
 

@@ -17,6 +17,7 @@ from typing import Any
 from botarena.server.games import GameInfo, Rules
 from botarena.server.match import GameHooks
 from botarena.server.service.codecs._base import GameCodec
+from botarena.server.service.wire import MessageWire, WireFactory
 from botarena.v1 import match_pb2
 
 __all__ = ["GamePlugin", "OperatorOption", "PluginError", "check_plugins"]
@@ -73,6 +74,8 @@ class GamePlugin:
             names the game's ``botarena.v1.Game`` value and oneof case.
         hooks: Returns the game's match policies (``GenericHooks`` when it needs none).
         options: The operator options of the game, if any.
+        wire: Makes the game's wire encoder for one server (``service.wire``): the
+            generic :class:`MessageWire` unless the game has a faster one.
     """
 
     info: GameInfo
@@ -80,6 +83,7 @@ class GamePlugin:
     codec: GameCodec
     hooks: Callable[[], GameHooks]
     options: tuple[OperatorOption, ...] = field(default=())
+    wire: WireFactory = MessageWire
 
     @property
     def name(self) -> str:
@@ -136,13 +140,14 @@ def _check_plugin(plugin: GamePlugin) -> None:
         raise PluginError(f"a game lacks its info: {plugin!r}")
     missing = [
         piece
-        for piece in ("title", "rules", "codec", "hooks")
+        for piece in ("title", "rules", "codec", "hooks", "wire")
         if getattr(plugin, piece) in (None, "")
     ]
     if missing:
         raise PluginError(f"game {plugin.name!r} lacks its {', '.join(missing)}")
-    if not callable(plugin.hooks):
-        raise PluginError(f"game {plugin.name!r}: hooks must return GameHooks")
+    for piece in ("hooks", "wire"):
+        if not callable(getattr(plugin, piece)):
+            raise PluginError(f"game {plugin.name!r}: its {piece} is not callable")
     if plugin.rules.name != plugin.name:
         raise PluginError(f"game {plugin.name!r}: its rules are {plugin.rules.name!r}'s")
     if plugin.codec.game != plugin.name:

@@ -20,22 +20,27 @@ from botarena.server.games import register_rules
 from botarena.server.games.queendomino import QUEENDOMINO, BuildingTable, load_buildings
 from botarena.server.games.qwirkle import QWIRKLE
 from botarena.server.games.qwixx import QWIXX
-from botarena.server.match import register_hooks
+from botarena.server.match import InvalidRequestError, register_hooks
 from botarena.server.match._queendomino import QueendominoHooks
 from botarena.server.match._qwirkle import QwirkleHooks
 from botarena.server.match._qwixx import QwixxHooks
 from botarena.server.service._plugin import GamePlugin, OperatorOption, check_plugins
-from botarena.server.service.codecs._base import register_codec
+from botarena.server.service.codecs import GameCodec
 from botarena.server.service.codecs.queendomino import QueendominoCodec
 from botarena.server.service.codecs.qwirkle import QwirkleCodec
 from botarena.server.service.codecs.qwixx import QwixxCodec
+from botarena.server.service.wire.qwirkle import QwirkleWire
+from botarena.v1 import match_pb2
 
 __all__ = [
     "PLUGINS",
     "ConfigOverrides",
+    "codec_for_game",
+    "codec_for_proto",
     "config_overrides",
     "operator_options",
     "plugin_for",
+    "plugin_for_proto",
 ]
 
 _logger = structlog.get_logger("botarena.service")
@@ -68,7 +73,7 @@ _QUEENDOMINO_BUILDINGS = OperatorOption(
 )
 
 PLUGINS: tuple[GamePlugin, ...] = (
-    GamePlugin(QWIRKLE.info, QWIRKLE, QwirkleCodec(), QwirkleHooks),
+    GamePlugin(QWIRKLE.info, QWIRKLE, QwirkleCodec(), QwirkleHooks, wire=QwirkleWire),
     GamePlugin(QWIXX.info, QWIXX, QwixxCodec(), QwixxHooks),
     GamePlugin(
         QUEENDOMINO.info,
@@ -84,7 +89,6 @@ check_plugins(PLUGINS)
 for _plugin in PLUGINS:
     register_rules(_plugin.rules)
     register_hooks(_plugin.name, _plugin.hooks)
-    register_codec(_plugin.codec)
 
 _BY_NAME: Mapping[str, GamePlugin] = MappingProxyType({p.name: p for p in PLUGINS})
 _BY_PROTO: Mapping[int, GamePlugin] = MappingProxyType({int(p.proto_game): p for p in PLUGINS})
@@ -100,6 +104,33 @@ def plugin_for(game: str) -> GamePlugin:
         return _BY_NAME[game]
     except KeyError:
         raise KeyError(f"unknown game {game!r}; known games: {', '.join(_BY_NAME)}") from None
+
+
+def plugin_for_proto(game: int) -> GamePlugin:
+    """Return the record of the game whose ``botarena.v1.Game`` value is ``game``.
+
+    Raises:
+        InvalidRequestError: ``MALFORMED_REQUEST`` for ``GAME_UNSPECIFIED``,
+            ``UNKNOWN_GAME`` for a game the server does not host.
+    """
+    if game == match_pb2.GAME_UNSPECIFIED:
+        raise InvalidRequestError("config.game", "required")
+    plugin = _BY_PROTO.get(game)
+    if plugin is None:
+        raise InvalidRequestError(
+            "config.game", f"the server does not host game {game}", reason="UNKNOWN_GAME"
+        )
+    return plugin
+
+
+def codec_for_game(game: str) -> GameCodec:
+    """Return the codec of the game registered as ``game`` (see :func:`plugin_for`)."""
+    return plugin_for(game).codec
+
+
+def codec_for_proto(game: int) -> GameCodec:
+    """Return the codec of a ``botarena.v1.Game`` value (see :func:`plugin_for_proto`)."""
+    return plugin_for_proto(game).codec
 
 
 def operator_options() -> tuple[tuple[GamePlugin, OperatorOption], ...]:

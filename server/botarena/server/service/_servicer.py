@@ -32,8 +32,8 @@ from botarena.server.match import (
 from botarena.server.service._auth import bearer_token, caller_of, require_admin
 from botarena.server.service._convert import (
     ABANDONED,
-    ByteCaches,
     EventEncoder,
+    WireEncoders,
     check_request_id,
     decode_settings,
     default_config,
@@ -44,13 +44,9 @@ from botarena.server.service._convert import (
     match_id_of,
 )
 from botarena.server.service._errors import handle_errors, handle_stream_errors
-from botarena.server.service._registry import ConfigOverrides
-from botarena.server.service.codecs import (
-    GameCodec,
-    add_legal_moves,
-    codec_for_game,
-    codec_for_proto,
-)
+from botarena.server.service._registry import ConfigOverrides, codec_for_game, codec_for_proto
+from botarena.server.service.codecs import GameCodec
+from botarena.server.service.wire import add_legal_moves
 from botarena.server.store import StoredMatch
 from botarena.v1 import match_pb2, match_service_pb2
 
@@ -98,7 +94,7 @@ class MatchServicer:
         self._admin_token = admin_token or None
         self._config_overrides = config_overrides or {}
         self._held_refusals = 0
-        self._byte_caches = ByteCaches()
+        self._wires = WireEncoders()
 
     # ------------------------------------------------------------------ helpers
 
@@ -221,9 +217,8 @@ class MatchServicer:
         encode_view(match, match.state, seat, with_history=True, out=response.view)
         if seat is not None and (decision := match.pending_decision(seat)) is not None:
             encode_decision(decision, response.decision)
-            codec = codec_for_game(match.settings.game)
-            cache = self._byte_caches.for_codec(codec)
-            add_legal_moves(codec, match.legal_moves(seat), response, "legal_moves", cache)
+            wire = self._wires.for_game(match.settings.game)
+            add_legal_moves(wire, match.legal_moves(seat), response, "legal_moves")
         encode_match(match, response.match)
         return response
 
@@ -293,7 +288,7 @@ class MatchServicer:
         match = await self.manager.load(match_id)
         seat = self._seat_of(match, context)
         bind_contextvars(match=match_id, seat=seat, state_version=request.after_state_version)
-        encoder = EventEncoder(match, seat, self._byte_caches)
+        encoder = EventEncoder(match, seat, self._wires)
         items = self.manager.stream(match_id, seat, request.after_state_version)
         async for data in encoder.stream(items):
             yield data

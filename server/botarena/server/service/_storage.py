@@ -18,8 +18,7 @@ from botarena.server.service._convert import (
     default_config,
     encode_settings,
 )
-from botarena.server.service._registry import ConfigOverrides
-from botarena.server.service.codecs import codec_for_game
+from botarena.server.service._registry import ConfigOverrides, codec_for_game
 from botarena.v1 import match_pb2
 
 __all__ = ["ProtobufMatchCodec"]

@@ -9,31 +9,19 @@ free of protobuf (DESIGN.md: Layers).
 from __future__ import annotations
 
 from botarena.server.service.codecs._base import (
-    ByteCache,
     GameCodec,
-    LegalMoveCache,
-    add_legal_moves,
-    codec_for_game,
-    codec_for_proto,
     duration_seconds,
     encode_varint,
     field_tag,
-    register_codec,
     set_duration,
     set_timestamp,
 )
 
 __all__ = [
-    "ByteCache",
     "GameCodec",
-    "LegalMoveCache",
-    "add_legal_moves",
-    "codec_for_game",
-    "codec_for_proto",
     "duration_seconds",
     "encode_varint",
     "field_tag",
-    "register_codec",
     "set_duration",
     "set_timestamp",
 ]

@@ -60,7 +60,6 @@ from botarena.server.games.queendomino.views import (
     TurnView,
 )
 from botarena.server.match import InvalidRequestError
-from botarena.server.service.codecs._base import ByteCache, LegalMoveCache, serialized_view
 from botarena.v1 import match_pb2, queendomino_pb2
 
 __all__ = ["MAX_COORDINATE", "QueendominoCodec", "decode_move", "encode_move"]
@@ -209,9 +208,6 @@ def _queendomino_move(move: object) -> queendomino_pb2.QueendominoMove:
     return message
 
 
-_LEGAL_MOVES = LegalMoveCache(lambda move: match_pb2.Move(queendomino=_queendomino_move(move)))
-
-
 def _domino(domino: Domino, out: queendomino_pb2.QueendominoDomino) -> None:
     out.number = domino.number
     for half in domino.halves:
@@ -337,20 +333,6 @@ class QueendominoCodec:
     def encode_moves(self, moves: Sequence[object]) -> list[match_pb2.Move]:
         """Return a seat's own legal moves as messages."""
         return [match_pb2.Move(queendomino=_queendomino_move(move)) for move in moves]
-
-    def new_byte_cache(self, size: int) -> ByteCache | None:
-        """None: the game's moves are few, their entries kept with the codec."""
-        return None
-
-    def legal_move_entries(
-        self, moves: Sequence[object], field_number: int, cache: ByteCache | None = None
-    ) -> bytes:
-        """Return legal moves as entries of a repeated ``Move`` field, from cached bytes."""
-        return _LEGAL_MOVES.entries(moves, field_number)
-
-    def view_bytes(self, view: object, seat: Seat | None, cache: ByteCache | None = None) -> bytes:
-        """Return the serialized ``PlayerView`` of ``view``, without history."""
-        return serialized_view(self, view, seat)
 
     def encode_view(
         self, view: object, seat: Seat | None, *, with_history: bool, out: match_pb2.PlayerView

@@ -35,7 +35,6 @@ from botarena.server.games.qwixx import (
     WhiteSumsApplied,
 )
 from botarena.server.match import InvalidRequestError
-from botarena.server.service.codecs._base import ByteCache, LegalMoveCache, serialized_view
 from botarena.v1 import match_pb2, qwixx_pb2
 
 __all__ = ["QwixxCodec", "decode_move", "encode_move"]
@@ -79,7 +78,6 @@ def _qwixx_move(move: object, *, redact: bool) -> qwixx_pb2.QwixxMove:
 
 
 # A decision lists at most a dozen moves out of 53 distinct ones.
-_LEGAL_MOVES = LegalMoveCache(lambda move: match_pb2.Move(qwixx=_qwixx_move(move, redact=False)))
 
 
 def _dice(dice: Dice, out: qwixx_pb2.QwixxDice) -> None:
@@ -169,20 +167,6 @@ class QwixxCodec:
     def encode_moves(self, moves: Sequence[object]) -> list[match_pb2.Move]:
         """Return a seat's own legal moves as messages."""
         return [match_pb2.Move(qwixx=_qwixx_move(move, redact=False)) for move in moves]
-
-    def new_byte_cache(self, size: int) -> ByteCache | None:
-        """None: the game's moves are few, their entries kept with the codec."""
-        return None
-
-    def legal_move_entries(
-        self, moves: Sequence[object], field_number: int, cache: ByteCache | None = None
-    ) -> bytes:
-        """Return legal moves as entries of a repeated ``Move`` field, from cached bytes."""
-        return _LEGAL_MOVES.entries(moves, field_number)
-
-    def view_bytes(self, view: object, seat: Seat | None, cache: ByteCache | None = None) -> bytes:
-        """Return the serialized ``PlayerView`` of ``view``, without history."""
-        return serialized_view(self, view, seat)
 
     def encode_view(
         self, view: object, seat: Seat | None, *, with_history: bool, out: match_pb2.PlayerView
