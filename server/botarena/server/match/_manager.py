@@ -730,20 +730,19 @@ class MatchManager:
             clock=self._clock,
             wall_clock=self._wall_clock,
             hooks=self._hooks(settings.game) if self._hooks is not None else None,
+            end_time=None if record.result is None else record.result.end_time,
         )
         stored = record.result
         result = match.result
         if match.state_version != record.state_version or (stored is None) != (result is None):
             raise RecoveryError(f"match {record.match_id}: the log and the match row disagree")
-        if stored is not None and result is not None:
-            if (stored.scores, stored.ranks, stored.forfeited, stored.reason) != (
-                result.scores,
-                result.ranks,
-                result.forfeited,
-                result.reason,
-            ):
-                raise RecoveryError(f"match {record.match_id}: the replay changes the result")
-            match.end_time = stored.end_time
+        if (
+            stored is not None
+            and result is not None
+            and (stored.scores, stored.ranks, stored.forfeited, stored.reason)
+            != (result.scores, result.ranks, result.forfeited, result.reason)
+        ):
+            raise RecoveryError(f"match {record.match_id}: the replay changes the result")
         return match
 
     def _commit(self, slot: _Slot) -> None:

@@ -158,21 +158,21 @@ class Match:
         tokens: Sequence[str] | None = None,
         token_hashes: Sequence[str] | None = None,
     ) -> None:
-        self.match_id = match_id
-        self.rules = rules
-        self.settings = settings
-        self.hooks = hooks if hooks is not None else hooks_for(settings.game)
+        self._match_id = match_id
+        self._rules = rules
+        self._settings = settings
+        self._hooks = hooks if hooks is not None else hooks_for(settings.game)
         self._clock = clock
         self._wall_clock = wall_clock
         self._decision_clock = DecisionClock.of(settings.time_control)
-        self._stand_ins = StandIns(rules, self.hooks, settings.policies, settings.seed)
+        self._stand_ins = StandIns(rules, self._hooks, settings.policies, settings.seed)
         self._state: Any = rules.new_match(settings.game_config, settings.seat_count, settings.seed)
-        self._history = History(rules, self.hooks, self._state)
+        self._history = History(rules, self._hooks, self._state)
         self._log = self._history.entries  # read on every command: one lookup
         self._pending: dict[Seat, PendingDecision] = {}
-        self.result: MatchResult | None = None
-        self.created_time = wall_clock()
-        self.end_time: float | None = None
+        self._result: MatchResult | None = None
+        self._created_time = wall_clock()
+        self._end_time: float | None = None
         self._decision_ids = 0
         self._forfeits = 0
         self._last_forfeit: ForfeitReason | None = None
@@ -207,6 +207,7 @@ class Match:
         clock: Clock,
         wall_clock: Clock,
         hooks: GameHooks | None = None,
+        end_time: float | None = None,
     ) -> Match:
         """Rebuild a match from its stored log (after a restart, or for a replay).
 
@@ -234,6 +235,8 @@ class Match:
             clock: Monotonic seconds, for the restarted deadlines.
             wall_clock: Epoch seconds, for timestamps from now on.
             hooks: Game strategies; by default those registered for ``settings.game``.
+            end_time: When a finished match ended, epoch seconds, if stored; by default
+                the time of its last entry.
 
         Raises:
             RecoveryError: The log does not replay: a logged move is illegal, a seat
@@ -255,9 +258,9 @@ class Match:
         # Entries the match made during the replay carry the replay's clock: take the
         # logged times, so the rebuilt log equals the stored one.
         match._history.take_times(log)
-        match.created_time = created_time
-        if match.result is not None:
-            match.end_time = log[-1].time
+        match._created_time = created_time
+        if match._result is not None:
+            match._end_time = log[-1].time if end_time is None else end_time
         for data, record in zip(match._seats, seats, strict=True):
             data.time_bank = record.time_bank
             data.timeouts = record.timeouts
@@ -281,7 +284,7 @@ class Match:
             self._abandon(now)  # nobody showed up: the join deadline made it, not a seat
             return
         if seat is None or not 0 <= seat < self.seat_count:
-            raise RecoveryError(f"match {self.match_id}: version {version} is out of order")
+            raise RecoveryError(f"match {self._match_id}: version {version} is out of order")
         request_id = entry.request_id
         answers = self._seats[seat].answers
         if entry.kind is EventKind.MOVE_APPLIED and seat in self._pending:
@@ -292,8 +295,8 @@ class Match:
             else:
                 data.stand_in_streak = 0
                 self._attendance.show_up(seat, self._forfeited())
-            move = self.hooks.annotate(self.rules, self._state, seat, entry.move)
-            new_state = self.rules.apply(self._state, seat, entry.move)
+            move = self._hooks.annotate(self._rules, self._state, seat, entry.move)
+            new_state = self._rules.apply(self._state, seat, entry.move)
             self._apply(
                 seat,
                 move,
@@ -307,15 +310,15 @@ class Match:
             # moves, the finish) were made by the same call, so the version is the same.
             if request_id:
                 answers.remember("submit", request_id, SubmitResult(self.state_version, move))
-        elif entry.kind is EventKind.SEAT_FORFEITED and self.result is None:
+        elif entry.kind is EventKind.SEAT_FORFEITED and self._result is None:
             if self._seats[seat].forfeited:
-                raise RecoveryError(f"match {self.match_id}: seat {seat} forfeited twice")
+                raise RecoveryError(f"match {self._match_id}: seat {seat} forfeited twice")
             self._forfeit(seat, ForfeitReason(entry.reason or ""), now, request_id=request_id)
             if request_id:
                 answers.remember("resign", request_id, ResignResult(self.state_version))
         else:
             raise RecoveryError(
-                f"match {self.match_id}: version {version} is a {entry.kind} of seat {seat}, "
+                f"match {self._match_id}: version {version} is a {entry.kind} of seat {seat}, "
                 "which the match did not wait for"
             )
 
@@ -329,6 +332,41 @@ class Match:
     # ------------------------------------------------------------------ queries
 
     @property
+    def match_id(self) -> str:
+        """The match's id."""
+        return self._match_id
+
+    @property
+    def rules(self) -> Rules[Any, Any, Any, Any]:
+        """The game's engine."""
+        return self._rules
+
+    @property
+    def settings(self) -> MatchSettings:
+        """The match's settings, as created."""
+        return self._settings
+
+    @property
+    def hooks(self) -> GameHooks:
+        """The game's match policies."""
+        return self._hooks
+
+    @property
+    def result(self) -> MatchResult | None:
+        """The outcome once the match has finished (or was abandoned), else ``None``."""
+        return self._result
+
+    @property
+    def created_time(self) -> float:
+        """When the match was created, epoch seconds."""
+        return self._created_time
+
+    @property
+    def end_time(self) -> float | None:
+        """When the match ended, epoch seconds; ``None`` while it runs."""
+        return self._end_time
+
+    @property
     def state_version(self) -> int:
         """The current version: the version of the last log entry."""
         return len(self._log) - 1
@@ -336,7 +374,7 @@ class Match:
     @property
     def finished(self) -> bool:
         """Whether the match is over."""
-        return self.result is not None
+        return self._result is not None
 
     @property
     def seat_count(self) -> int:
@@ -359,7 +397,7 @@ class Match:
         For a seat whose token the server no longer knows (a match rebuilt from the
         store) and whose player lost it too. Persisting the new hash is the caller's.
         """
-        token = new_token(self.match_id)
+        token = new_token(self._match_id)
         self._token_hashes[seat] = bytes.fromhex(hash_token(token))
         if self._tokens:
             self._tokens = (*self._tokens[:seat], token, *self._tokens[seat + 1 :])
@@ -447,9 +485,9 @@ class Match:
 
     def scores(self) -> tuple[int, ...]:
         """Return every seat's current (or final) score."""
-        if self.result is not None:
-            return self.result.scores
-        return self.hooks.scores(self.rules, self._state, self.seat_count)
+        if self._result is not None:
+            return self._result.scores
+        return self._hooks.scores(self._rules, self._state, self.seat_count)
 
     def seats_to_act(self) -> tuple[Seat, ...]:
         """Return the seats the match waits for, sorted."""
@@ -505,7 +543,7 @@ class Match:
 
     def _join_due(self) -> float | None:
         # Hot path (every command and timer asks): no per-seat scan once the window closed.
-        if self.result is not None or self._attendance.deadline is None:
+        if self._result is not None or self._attendance.deadline is None:
             return None
         return self._attendance.due(self._forfeited())
 
@@ -581,7 +619,7 @@ class Match:
         """
         now = self._clock() if now is None else now
         changed = False
-        while self.result is None:
+        while self._result is None:
             overdue = [d for d in self._pending.values() if d.deadline <= now]
             join = self._join_due()
             first = min(overdue, key=lambda d: (d.deadline, d.seat), default=None)
@@ -598,7 +636,7 @@ class Match:
     # ------------------------------------------------------------------ internals
 
     def _check_can_act(self, seat: Seat) -> None:
-        if self.result is not None:
+        if self._result is not None:
             raise MatchFinishedError()
         if self._seats[seat].forfeited:
             raise SeatForfeitedError(seat)
@@ -616,11 +654,11 @@ class Match:
         if not decision.requested_version <= expected <= self.state_version:
             raise StaleStateVersionError(expected, self.state_version)
         try:
-            new_state = self.rules.apply(self._state, seat, move)
+            new_state = self._rules.apply(self._state, seat, move)
         except IllegalMoveError as error:
             decision.illegal_moves += 1
             self._seats[seat].illegal_moves += 1
-            limit = self.settings.policies.max_illegal_moves
+            limit = self._settings.policies.max_illegal_moves
             rejection = IllegalMoveRejectedError(
                 error.reason, error.message, illegal_moves=decision.illegal_moves, limit=limit
             )
@@ -658,7 +696,7 @@ class Match:
             self._abandon(now)  # nobody still in the match ever showed up
             return
         for seat in absent:
-            if self.result is not None:
+            if self._result is not None:
                 return
             self._forfeit(seat, ForfeitReason.ABSENT, now)
 
@@ -685,7 +723,7 @@ class Match:
     def _legal(self, seat: Seat) -> Sequence[Any]:
         cached = self._legal_cache.get(seat)
         if cached is None or cached[0] != self.state_version:
-            moves = self.rules.legal_moves(self._state, seat) if seat in self._pending else ()
+            moves = self._rules.legal_moves(self._state, seat) if seat in self._pending else ()
             cached = (self.state_version, moves)
             self._legal_cache[seat] = cached
         return cached[1]
@@ -714,7 +752,7 @@ class Match:
             self._apply(seat, move, new_state, think_time=think, by_timeout=True, now=now)
             if (
                 self._stand_ins.too_many_in_a_row(data.stand_in_streak)
-                and self.result is None
+                and self._result is None
                 and not data.forfeited
             ):
                 self._forfeit(seat, ForfeitReason.ABSENT, now)
@@ -752,7 +790,7 @@ class Match:
         data.forfeited, data.forfeit_reason, data.forfeit_order = True, reason, self._forfeits
         self._last_forfeit = reason
         self._pending.pop(seat, None)
-        reduced = self.hooks.remove_seat(self.rules, self._state, seat)
+        reduced = self._hooks.remove_seat(self._rules, self._state, seat)
         if reduced is not None:
             self._state = reduced
         self._append(
@@ -767,7 +805,7 @@ class Match:
         """Bring the match to its next waiting point after a state change."""
         for _ in range(_MAX_STAND_IN_MOVES):
             remaining = [s for s, data in enumerate(self._seats) if not data.forfeited]
-            outcome = self.rules.outcome(self._state)
+            outcome = self._rules.outcome(self._state)
             if outcome is not None:
                 self._finish(outcome.reason, outcome)
                 return
@@ -780,7 +818,7 @@ class Match:
                 else:
                     self._finish("forfeit", None)
                 return
-            to_act = self.rules.to_act(self._state)
+            to_act = self._rules.to_act(self._state)
             stand_ins = sorted(s for s in to_act if self._seats[s].forfeited)
             if not stand_ins:
                 break
@@ -788,7 +826,7 @@ class Match:
             seat = stand_ins[0]
             move = self._stand_in(seat)
             self._seats[seat].stand_in_moves += 1
-            self._state = self.rules.apply(self._state, seat, move)
+            self._state = self._rules.apply(self._state, seat, move)
             self._append(
                 EventKind.MOVE_APPLIED, seat=seat, move=move, think_time=0.0, by_timeout=True
             )
@@ -796,7 +834,7 @@ class Match:
         else:
             raise RuntimeError("forfeited seats kept the engine busy; the match cannot go on")
         if not to_act:
-            raise RuntimeError(f"{self.rules.name}: no seat to act but no outcome either")
+            raise RuntimeError(f"{self._rules.name}: no seat to act but no outcome either")
         for seat in list(self._pending):
             if seat not in to_act or seat in moved:
                 del self._pending[seat]
@@ -826,7 +864,7 @@ class Match:
         scores = (
             outcome.scores
             if outcome is not None
-            else self.hooks.scores(self.rules, self._state, self.seat_count)
+            else self._hooks.scores(self._rules, self._state, self.seat_count)
         )
         engine_ranks = outcome.ranks if outcome is not None else (1,) * self.seat_count
         forfeited = tuple(data.forfeited for data in self._seats)
@@ -838,6 +876,6 @@ class Match:
         ranks = places(engine_ranks, orders, abandoned=reason == ABANDONED)
         self._pending.clear()
         self._legal_cache.clear()  # nobody moves any more: free the last legal moves
-        self.result = MatchResult(tuple(scores), ranks, forfeited, reason, reasons)
-        self.end_time = self._wall_clock()
-        self._append(EventKind.MATCH_FINISHED, reason=reason, result=self.result)
+        self._result = MatchResult(tuple(scores), ranks, forfeited, reason, reasons)
+        self._end_time = self._wall_clock()
+        self._append(EventKind.MATCH_FINISHED, reason=reason, result=self._result)
