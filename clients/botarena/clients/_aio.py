@@ -72,6 +72,18 @@ class AsyncMatchClient(AsyncChannelClient[match_service_pb2_grpc.MatchServiceStu
         )
         return response
 
+    async def get_replay(self, name: str) -> match_pb2.Replay:
+        """Return a finished match's replay (GetReplay); ``name`` is ``matches/{id}``.
+
+        Raises:
+            MatchNotFinishedError: The match is still running (FAILED_PRECONDITION).
+        """
+        request = match_service_pb2.GetReplayRequest(name=name)
+        response: match_service_pb2.GetReplayResponse = await self._unary(
+            self._stub.GetReplay, request
+        )
+        return response.replay
+
     async def list_matches(
         self,
         *,

@@ -92,6 +92,16 @@ class MatchClient(ChannelClient[match_service_pb2_grpc.MatchServiceStub]):
         response: match_service_pb2.GetMatchResponse = self._unary(self._stub.GetMatch, request)
         return response
 
+    def get_replay(self, name: str) -> match_pb2.Replay:
+        """Return a finished match's replay (GetReplay); ``name`` is ``matches/{id}``.
+
+        Raises:
+            MatchNotFinishedError: The match is still running (FAILED_PRECONDITION).
+        """
+        request = match_service_pb2.GetReplayRequest(name=name)
+        response: match_service_pb2.GetReplayResponse = self._unary(self._stub.GetReplay, request)
+        return response.replay
+
     def list_matches(
         self,
         *,

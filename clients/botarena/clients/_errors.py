@@ -33,6 +33,7 @@ __all__ = [
     "IllegalMoveError",
     "InvalidRequestError",
     "MatchFinishedError",
+    "MatchNotFinishedError",
     "MatchNotFoundError",
     "NotFoundError",
     "NotYourTurnError",
@@ -162,6 +163,10 @@ class MatchFinishedError(FailedPreconditionError):
     """``MATCH_FINISHED``: the match is over."""
 
 
+class MatchNotFinishedError(FailedPreconditionError):
+    """``MATCH_NOT_FINISHED``: the match is still running (its replay comes at the end)."""
+
+
 class SeatForfeitedError(FailedPreconditionError):
     """``SEAT_FORFEITED``: the seat has forfeited and takes no further turns."""
 
@@ -232,6 +237,7 @@ _BY_REASON: Mapping[str, type[BotarenaError]] = MappingProxyType(
         "STATE_VERSION_AHEAD": StateVersionAheadError,
         "NOT_YOUR_TURN": NotYourTurnError,
         "MATCH_FINISHED": MatchFinishedError,
+        "MATCH_NOT_FINISHED": MatchNotFinishedError,
         "SEAT_FORFEITED": SeatForfeitedError,
         "BOT_SECRET_REQUIRED": AuthenticationError,
         "BOT_SECRET_INVALID": AuthenticationError,

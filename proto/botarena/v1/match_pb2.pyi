@@ -852,3 +852,92 @@ class MatchFinished(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___MatchFinished: _TypeAlias = MatchFinished  # noqa: Y015
+
+@_typing.final
+class Replay(_message.Message):
+    """A finished match with everything in it: the format of replay files (docs/replays.md)
+    and of MatchService.GetReplay. Nothing is hidden once a match has ended, so a replay
+    holds every seat's view at every step and the engine seed.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FORMAT_VERSION_FIELD_NUMBER: _builtins.int
+    MATCH_FIELD_NUMBER: _builtins.int
+    STEPS_FIELD_NUMBER: _builtins.int
+    QUEENDOMINO_FIELD_NUMBER: _builtins.int
+    format_version: _builtins.int
+    """The version of this format: 2 (version 1 was the runner's replay.jsonl, which held
+    the events only; `botarena replay` still reads it).
+    """
+    @_builtins.property
+    def match(self) -> Global___Match:
+        """The match as GetMatch shows it after the end: config (with the engine seed), seats
+        (names, counters, forfeits), outcome, times.
+        """
+
+    @_builtins.property
+    def steps(self) -> _containers.RepeatedCompositeFieldContainer[Global___ReplayStep]:
+        """One step per event of the match, in order: steps[0] is MatchStarted (version 0)."""
+
+    @_builtins.property
+    def queendomino(self) -> _queendomino_pb2.QueendominoSecrets:
+        """The order of the domino deck and of the building draw pile."""
+
+    def __init__(
+        self,
+        *,
+        format_version: _builtins.int = ...,
+        match: Global___Match | None = ...,
+        steps: _abc.Iterable[Global___ReplayStep] | None = ...,
+        queendomino: _queendomino_pb2.QueendominoSecrets | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game_secrets", b"game_secrets", "match", b"match", "queendomino", b"queendomino"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["format_version", b"format_version", "game_secrets", b"game_secrets", "match", b"match", "queendomino", b"queendomino", "steps", b"steps"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_game_secrets: _TypeAlias = _typing.Literal["queendomino"]  # noqa: Y015
+    _WhichOneofArgType_game_secrets: _TypeAlias = _typing.Literal["game_secrets", b"game_secrets"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_game_secrets) -> _WhichOneofReturnType_game_secrets | None: ...
+
+Global___Replay: _TypeAlias = Replay  # noqa: Y015
+
+@_typing.final
+class ReplayStep(_message.Message):
+    """One event of a replay and the views after it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    EVENT_FIELD_NUMBER: _builtins.int
+    SPECTATOR_VIEW_FIELD_NUMBER: _builtins.int
+    SEAT_VIEWS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def event(self) -> Global___MatchEvent:
+        """The event as a spectator's stream carries it after the end (every move in full),
+        without MoveApplied.view: spectator_view is that view.
+        """
+
+    @_builtins.property
+    def spectator_view(self) -> Global___PlayerView:
+        """What a spectator sees after the event."""
+
+    @_builtins.property
+    def seat_views(self) -> _containers.RepeatedCompositeFieldContainer[Global___PlayerView]:
+        """What each seat sees after the event, by seat: its hidden holdings (a Qwirkle rack)
+        included.
+        """
+
+    def __init__(
+        self,
+        *,
+        event: Global___MatchEvent | None = ...,
+        spectator_view: Global___PlayerView | None = ...,
+        seat_views: _abc.Iterable[Global___PlayerView] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "spectator_view", b"spectator_view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "seat_views", b"seat_views", "spectator_view", b"spectator_view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReplayStep: _TypeAlias = ReplayStep  # noqa: Y015

@@ -77,6 +77,8 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """The caller creates matches faster than the server allows (CreateMatch, Admission);
     a google.rpc.RetryInfo says when to try again.
     """
+    ERROR_REASON_MATCH_NOT_FINISHED: _ErrorReason.ValueType  # 21
+    """The match is still running: its replay exists once it has ended (GetReplay)."""
     ERROR_REASON_EMPTY_MOVE: _ErrorReason.ValueType  # 100
     """Illegal Qwirkle moves (metadata["category"] = "ILLEGAL_MOVE"); RULES.md numbers the
     legality checks these name.
@@ -230,6 +232,8 @@ ERROR_REASON_CREATE_RATE_LIMITED: ErrorReason.ValueType  # 20
 """The caller creates matches faster than the server allows (CreateMatch, Admission);
 a google.rpc.RetryInfo says when to try again.
 """
+ERROR_REASON_MATCH_NOT_FINISHED: ErrorReason.ValueType  # 21
+"""The match is still running: its replay exists once it has ended (GetReplay)."""
 ERROR_REASON_EMPTY_MOVE: ErrorReason.ValueType  # 100
 """Illegal Qwirkle moves (metadata["category"] = "ILLEGAL_MOVE"); RULES.md numbers the
 legality checks these name.
@@ -500,6 +504,52 @@ class GetMatchResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetMatchResponse: _TypeAlias = GetMatchResponse  # noqa: Y015
+
+@_typing.final
+class GetReplayRequest(_message.Message):
+    """Request of GetReplay."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The match's resource name, "matches/{match_id}"."""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetReplayRequest: _TypeAlias = GetReplayRequest  # noqa: Y015
+
+@_typing.final
+class GetReplayResponse(_message.Message):
+    """Response of GetReplay."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REPLAY_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def replay(self) -> _match_pb2.Replay:
+        """The replay."""
+
+    def __init__(
+        self,
+        *,
+        replay: _match_pb2.Replay | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["replay", b"replay"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["replay", b"replay"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetReplayResponse: _TypeAlias = GetReplayResponse  # noqa: Y015
 
 @_typing.final
 class ListMatchesRequest(_message.Message):

@@ -87,6 +87,11 @@ class MatchServiceStub:
                 request_serializer=botarena_dot_v1_dot_match__service__pb2.StreamMatchEventsRequest.SerializeToString,
                 response_deserializer=botarena_dot_v1_dot_match__service__pb2.StreamMatchEventsResponse.FromString,
                 _registered_method=True)
+        self.GetReplay = channel.unary_unary(
+                '/botarena.v1.MatchService/GetReplay',
+                request_serializer=botarena_dot_v1_dot_match__service__pb2.GetReplayRequest.SerializeToString,
+                response_deserializer=botarena_dot_v1_dot_match__service__pb2.GetReplayResponse.FromString,
+                _registered_method=True)
 
 
 class MatchServiceServicer:
@@ -203,6 +208,18 @@ class MatchServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetReplay(self, request, context):
+        """Returns a finished match's replay: every event, every seat's view after each, and
+        the engine seed (docs/replays.md). Anyone may call it once the match has ended, as
+        nothing is hidden then. A replay runs to hundreds of KiB: ask for gzip compression.
+
+        Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
+        FAILED_PRECONDITION (MATCH_NOT_FINISHED).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MatchServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -240,6 +257,11 @@ def add_MatchServiceServicer_to_server(servicer, server):
                     servicer.StreamMatchEvents,
                     request_deserializer=botarena_dot_v1_dot_match__service__pb2.StreamMatchEventsRequest.FromString,
                     response_serializer=botarena_dot_v1_dot_match__service__pb2.StreamMatchEventsResponse.SerializeToString,
+            ),
+            'GetReplay': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetReplay,
+                    request_deserializer=botarena_dot_v1_dot_match__service__pb2.GetReplayRequest.FromString,
+                    response_serializer=botarena_dot_v1_dot_match__service__pb2.GetReplayResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -449,6 +471,33 @@ class MatchService:
             '/botarena.v1.MatchService/StreamMatchEvents',
             botarena_dot_v1_dot_match__service__pb2.StreamMatchEventsRequest.SerializeToString,
             botarena_dot_v1_dot_match__service__pb2.StreamMatchEventsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetReplay(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/botarena.v1.MatchService/GetReplay',
+            botarena_dot_v1_dot_match__service__pb2.GetReplayRequest.SerializeToString,
+            botarena_dot_v1_dot_match__service__pb2.GetReplayResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -116,6 +116,14 @@ class MatchServiceStub:
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
     PERMISSION_DENIED (SEAT_TOKEN_INVALID), OUT_OF_RANGE (STATE_VERSION_AHEAD).
     """
+    GetReplay: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.GetReplayRequest, _match_service_pb2.GetReplayResponse]
+    """Returns a finished match's replay: every event, every seat's view after each, and
+    the engine seed (docs/replays.md). Anyone may call it once the match has ended, as
+    nothing is hidden then. A replay runs to hundreds of KiB: ask for gzip compression.
+
+    Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
+    FAILED_PRECONDITION (MATCH_NOT_FINISHED).
+    """
 
 @_typing.type_check_only
 class MatchServiceAsyncStub(MatchServiceStub):
@@ -204,6 +212,14 @@ class MatchServiceAsyncStub(MatchServiceStub):
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
     PERMISSION_DENIED (SEAT_TOKEN_INVALID), OUT_OF_RANGE (STATE_VERSION_AHEAD).
+    """
+    GetReplay: _aio.UnaryUnaryMultiCallable[_match_service_pb2.GetReplayRequest, _match_service_pb2.GetReplayResponse]  # type: ignore[assignment]
+    """Returns a finished match's replay: every event, every seat's view after each, and
+    the engine seed (docs/replays.md). Anyone may call it once the match has ended, as
+    nothing is hidden then. A replay runs to hundreds of KiB: ask for gzip compression.
+
+    Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
+    FAILED_PRECONDITION (MATCH_NOT_FINISHED).
     """
 
 class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -332,6 +348,20 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
 
         Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
         PERMISSION_DENIED (SEAT_TOKEN_INVALID), OUT_OF_RANGE (STATE_VERSION_AHEAD).
+        """
+
+    @_abc_1.abstractmethod
+    def GetReplay(
+        self,
+        request: _match_service_pb2.GetReplayRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_match_service_pb2.GetReplayResponse, _abc.Awaitable[_match_service_pb2.GetReplayResponse]]:
+        """Returns a finished match's replay: every event, every seat's view after each, and
+        the engine seed (docs/replays.md). Anyone may call it once the match has ended, as
+        nothing is hidden then. A replay runs to hundreds of KiB: ask for gzip compression.
+
+        Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
+        FAILED_PRECONDITION (MATCH_NOT_FINISHED).
         """
 
 def add_MatchServiceServicer_to_server(servicer: MatchServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

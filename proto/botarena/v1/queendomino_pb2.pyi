@@ -957,3 +957,35 @@ class QueendominoView(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType__queen) -> _WhichOneofReturnType__queen | None: ...
 
 Global___QueendominoView: _TypeAlias = QueendominoView  # noqa: Y015
+
+@_typing.final
+class QueendominoSecrets(_message.Message):
+    """What no Queendomino view shows: the order of the face-down piles at the start
+    (Replay.game_secrets; the piles are shuffled once and never again).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DECK_FIELD_NUMBER: _builtins.int
+    PILE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def deck(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The dominoes of the deck, top first (the numbers printed on their backs, 1-48)."""
+
+    @_builtins.property
+    def pile(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The building tiles of the draw pile, top first (their ids)."""
+
+    def __init__(
+        self,
+        *,
+        deck: _abc.Iterable[_builtins.int] | None = ...,
+        pile: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deck", b"deck", "pile", b"pile"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___QueendominoSecrets: _TypeAlias = QueendominoSecrets  # noqa: Y015

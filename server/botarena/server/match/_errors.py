@@ -119,6 +119,16 @@ class MatchFinishedError(MatchError):
         super().__init__("MATCH_FINISHED", "the match is over")
 
 
+class MatchNotFinishedError(MatchError):
+    """The match is still running; what exists only after the end (its replay) does not
+    exist yet."""
+
+    def __init__(self, match_id: str) -> None:
+        super().__init__(
+            "MATCH_NOT_FINISHED", f"match {match_id} is still running", {"match": match_id}
+        )
+
+
 class SeatForfeitedError(MatchError):
     """The seat has forfeited and takes no further turns."""
 

@@ -16,6 +16,7 @@ import random
 from collections.abc import AsyncIterator
 from typing import Any, TypeAlias
 
+import grpc
 import structlog
 from structlog.contextvars import bind_contextvars
 
@@ -26,6 +27,7 @@ from botarena.server.match import (
     Match,
     MatchError,
     MatchManager,
+    MatchNotFinishedError,
     MatchNotFoundError,
     SeatTokenRequiredError,
 )
@@ -45,6 +47,7 @@ from botarena.server.service._convert import (
 )
 from botarena.server.service._errors import handle_errors, handle_stream_errors
 from botarena.server.service._registry import ConfigOverrides, codec_for_game, codec_for_proto
+from botarena.server.service._replays import encode_replay
 from botarena.server.service.codecs import GameCodec
 from botarena.server.service.wire import add_legal_moves
 from botarena.server.store import StoredMatch
@@ -166,6 +169,22 @@ class MatchServicer:
         response = match_service_pb2.GetMatchResponse()
         if not _encode_summary(self.manager.find(match_id), response.match):
             raise MatchNotFoundError(match_id)
+        return response
+
+    @handle_errors
+    async def GetReplay(
+        self, request: match_service_pb2.GetReplayRequest, context: Context
+    ) -> match_service_pb2.GetReplayResponse:
+        """Return a finished match's replay (anyone may: nothing is hidden after the end)."""
+        match_id = match_id_of("name", request.name)
+        match = await self.manager.load(match_id)
+        if not match.finished:
+            raise MatchNotFinishedError(match_id)
+        response = match_service_pb2.GetReplayResponse()
+        context.set_compression(grpc.Compression.Gzip)  # views repeat: ~1/10 the size
+        # Hundreds of views to encode (~10-100 ms): off the loop, which keeps serving
+        # moves meanwhile. A finished match no longer changes.
+        await asyncio.to_thread(encode_replay, match, response.replay)
         return response
 
     @handle_errors

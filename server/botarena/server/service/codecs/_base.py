@@ -82,6 +82,12 @@ class GameCodec(Protocol):
         """Write an engine view for ``seat`` (``None``: spectator) into the empty ``out``."""
         ...
 
+    def encode_secrets(self, state: object, out: match_pb2.Replay) -> None:
+        """Write what no view of the engine state ``state`` (a match's first) shows into
+        ``out``'s ``game_secrets``, for a finished match's replay; nothing for a game
+        whose every secret is some seat's view."""
+        ...
+
 
 _LENGTH_DELIMITED_TYPES = frozenset(
     {FieldDescriptor.TYPE_MESSAGE, FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_BYTES}

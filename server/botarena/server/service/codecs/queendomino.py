@@ -38,6 +38,7 @@ from botarena.server.games.queendomino import (
     Kingdom,
     OngoingEffect,
     QueendominoConfig,
+    QueendominoState,
     Rotation,
     ScoringKind,
     Terrain,
@@ -333,6 +334,14 @@ class QueendominoCodec:
     def encode_moves(self, moves: Sequence[object]) -> list[match_pb2.Move]:
         """Return a seat's own legal moves as messages."""
         return [match_pb2.Move(queendomino=_queendomino_move(move)) for move in moves]
+
+    def encode_secrets(self, state: object, out: match_pb2.Replay) -> None:
+        """Write the deck's and the building pile's order (top first) at ``state``."""
+        if not isinstance(state, QueendominoState):
+            raise TypeError(f"{state!r} is not a QueendominoState")
+        out.queendomino.SetInParent()
+        out.queendomino.deck.extend(domino.number for domino in state.deck)
+        out.queendomino.pile.extend(building.id for building in state.pile)
 
     def encode_view(
         self, view: object, seat: Seat | None, *, with_history: bool, out: match_pb2.PlayerView

@@ -139,6 +139,9 @@ class QwirkleCodec:
         parse = match_pb2.Move.FromString
         return [parse(move_bytes(move)) for move in moves]
 
+    def encode_secrets(self, state: object, out: match_pb2.Replay) -> None:
+        """Nothing: every hidden holding is some seat's view (the replay holds them all)."""
+
     def encode_view(
         self, view: object, seat: Seat | None, *, with_history: bool, out: match_pb2.PlayerView
     ) -> None:

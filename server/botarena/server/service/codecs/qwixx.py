@@ -168,6 +168,9 @@ class QwixxCodec:
         """Return a seat's own legal moves as messages."""
         return [match_pb2.Move(qwixx=_qwixx_move(move, redact=False)) for move in moves]
 
+    def encode_secrets(self, state: object, out: match_pb2.Replay) -> None:
+        """Nothing: every hidden holding is some seat's view (the replay holds them all)."""
+
     def encode_view(
         self, view: object, seat: Seat | None, *, with_history: bool, out: match_pb2.PlayerView
     ) -> None:
