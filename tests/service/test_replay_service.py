@@ -1,3 +1,4 @@
+# mypy: disable-error-code="import-untyped"
 """Replays: what ``encode_replay`` builds from a finished match, and ``GetReplay``."""
 
 from __future__ import annotations
