@@ -64,7 +64,7 @@ def _run(folder: Path, games: int, concurrency: int, down: float | None) -> Run:
                     time.sleep(0.01)
                 created = _created(out)
                 # A game's replay is written once its match is over.
-                in_flight = sum(not (game / "replay.jsonl").exists() for game in created)
+                in_flight = sum(not (game / "replay.json.gz").exists() for game in created)
                 server.kill()
                 killed = time.monotonic()
                 time.sleep(down)

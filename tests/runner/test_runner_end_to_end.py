@@ -14,12 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from google.protobuf import json_format
 
+from botarena.clients.replays import load_replay
 from botarena.server.games import IllegalMoveError, get_rules
 from botarena.server.games.queendomino import QueendominoConfig, load_buildings
 from botarena.server.service import codec_for_proto
-from botarena.v1 import match_pb2
 
 RunCli = Callable[..., tuple[int, str, dict[str, Any]]]
 """The ``run_cli`` fixture (conftest.py)."""
@@ -88,18 +87,17 @@ def replayed_scores(game: dict[str, Any], config: object = None) -> list[int]:
         config: The engine config; ``None`` takes the one the replay's header records
             (its game options decoded over the engine's default).
     """
-    lines = Path(game["replay"]).read_text().splitlines()
-    header = json.loads(lines[0])
-    assert header["schema_version"] == 1
-    assert header["bots"] == game["bots"]
-    recorded = json_format.ParseDict(header["config"], match_pb2.MatchConfig())
+    replay = load_replay(game["replay"])
+    assert replay.format_version == 2
+    assert [seat.display_name for seat in replay.match.seats] == game["bots"]
+    recorded = replay.match.config
     codec = codec_for_proto(recorded.game)
     rules = get_rules(codec.game)
     if config is None:
         config = codec.decode_config(recorded, rules.default_config())
-    state = rules.new_match(config, header["seats"], int(header["seed"]))
-    for line in lines[1:]:
-        event = json_format.Parse(line, match_pb2.MatchEvent())
+    state = rules.new_match(config, len(replay.match.seats), recorded.seed)
+    for step in replay.steps:
+        event = step.event
         if event.WhichOneof("kind") == "move_applied":
             move = codec.decode_move(event.move_applied.move)
             state = rules.apply(state, event.move_applied.seat, move)

@@ -3,7 +3,6 @@ a broken bot fails the run fast, and the results say who forfeited and why."""
 
 from __future__ import annotations
 
-import json
 import random
 import sys
 import textwrap
@@ -13,6 +12,7 @@ from typing import Any
 
 from botarena.bots import BUILTIN_BOTS
 from botarena.clients import Bot
+from botarena.clients.replays import load_replay
 from botarena.clients.runner import (
     BotSpec,
     GamePlan,
@@ -74,8 +74,8 @@ def test_each_label_deals_one_secret_engine_seed_to_both_seat_orders(
         str(SeedKey("k1", "qwirkle").engine_seed(8)),
     }
     assert not {"7", "8"} & {game["seed"] for game in results["games"]}
-    header = json.loads(Path(results["games"][0]["replay"]).read_text().splitlines()[0])
-    assert header["seed"] == results["games"][0]["seed"]
+    replay = load_replay(results["games"][0]["replay"])
+    assert str(replay.match.config.seed) == results["games"][0]["seed"]
 
 
 def test_the_same_seed_key_replays_a_run_and_another_key_deals_anew(

@@ -2,9 +2,9 @@
 
 ``botarena serve`` runs the server (``--ladder`` adds the bot ladder); ``botarena match``
 runs games between bots; ``botarena ladder`` registers bots, shows the leaderboard, resumes
-paused bots and connects built-in bots to a ladder. ``replay`` comes later (DESIGN.md:
-User-facing tools). This module is the composition root: it alone hands the reference bots
-(``botarena.bots``) to the runner and the ladder client.
+paused bots and connects built-in bots to a ladder; ``botarena replay`` shows a finished
+match (summary, board at any version, HTML viewer). This module is the composition root:
+it alone hands the reference bots (``botarena.bots``) to the runner and the ladder client.
 """
 
 from __future__ import annotations
@@ -102,6 +102,9 @@ def _parser() -> argparse.ArgumentParser:
         "(botarena serve --ladder).",
     )
     add_ladder_arguments(ladder)
+    from botarena.clients._replay_cli import add_replay_parser
+
+    add_replay_parser(commands, _add_operator_options)
     return parser
 
 
@@ -288,6 +291,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"botarena serve: {error}", file=sys.stderr)
             return 2
         return asyncio.run(_serve(args, options))
+    if args.command == "replay":
+        from botarena.clients._replay_cli import run_replay_command
+
+        try:
+            options = _load_operator_options(args)
+        except ValueError as error:
+            print(f"botarena replay: {error}", file=sys.stderr)
+            return 2
+        return run_replay_command(args, options)
     if args.command == "ladder":
         from botarena.bots import BUILTIN_BOTS
         from botarena.clients._ladder_cli import run_ladder_command

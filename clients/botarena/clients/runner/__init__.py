@@ -15,7 +15,6 @@ from botarena.clients.runner._plan import (
 )
 from botarena.clients.runner._play import (
     GAMES,
-    REPLAY_SCHEMA_VERSION,
     RUNNER_RETRY,
     BotFailedError,
     GameOptions,
@@ -26,7 +25,6 @@ from botarena.clients.runner._run import BuiltinBot, add_match_arguments, run_ma
 
 __all__ = [
     "GAMES",
-    "REPLAY_SCHEMA_VERSION",
     "RESULTS_SCHEMA_VERSION",
     "RUNNER_RETRY",
     "BotFailedError",

@@ -4,8 +4,8 @@ Built-in bots play in-process through :func:`run_bot_async` over the runner's sh
 channel; command bots are started as subprocesses following the bot executable
 convention (docs/bots.md), with their stderr kept per game. The runner itself watches as a
 spectator, so what it records is what any client could see; once the match is over it
-reads the whole log again, now public (RULES.md: after the match ends the full log may be
-public), for the replay file.
+fetches the match's replay (GetReplay: every event and every seat's view, public once
+the match has ended; RULES.md) and writes it as the game's replay file (docs/replays.md).
 
 A bot that is gone before its match ends (its process exited or could not start, its
 in-process task raised) has its seat resigned at once with ``RESIGN_REASON_BOT_EXITED``:
@@ -46,6 +46,7 @@ from botarena.clients._errors import (
 )
 from botarena.clients._main import ENV_MATCH, ENV_SEED, ENV_SERVER, ENV_TOKEN
 from botarena.clients._retry import Retry, RetryPolicy, call_with_retry, is_retryable
+from botarena.clients.replays import REPLAY_FILE_NAME, save_replay
 from botarena.clients.runner._plan import BotSpec, GamePlan
 from botarena.clients.runner._results import GameRecord, SeatRecord
 from botarena.server.service import PLUGINS
@@ -54,7 +55,6 @@ from botarena.v1 import match_pb2, match_service_pb2
 __all__ = [
     "ENV_SEED_KEY",
     "GAMES",
-    "REPLAY_SCHEMA_VERSION",
     "RUNNER_RETRY",
     "BotFailedError",
     "GameOptions",
@@ -62,8 +62,6 @@ __all__ = [
     "create_game_match",
     "play_game",
 ]
-
-REPLAY_SCHEMA_VERSION = 1
 
 GAMES: dict[str, match_pb2.Game.ValueType] = {plugin.name: plugin.proto_game for plugin in PLUGINS}
 """The games the runner can play, by registry name, in registry order (the server's)."""
@@ -574,7 +572,7 @@ async def play_game(
     replay = None
     if game_dir:
         replay = await call_with_retry(
-            lambda: _write_replay(spectator, match, created.match, names, game_dir), RUNNER_RETRY
+            lambda: _write_replay(spectator, created.match.name, game_dir), RUNNER_RETRY
         )
     game = GameRecord(
         plan, match, records, outcome.reason, str(replay) if replay else None, abandoned
@@ -595,35 +593,10 @@ def _failed(seat: _Seat, plan: GamePlan, game: GameRecord | None = None) -> BotF
     )
 
 
-async def _write_replay(
-    spectator: AsyncMatchClient,
-    match: str,
-    created: match_pb2.Match,
-    names: Sequence[str],
-    game_dir: Path,
-) -> Path:
-    path = game_dir / "replay.jsonl"
-    # The runner created the match, so it has the engine seed; the file is written
-    # after the end, when the seed is public anyway.
-    header = {
-        "type": "header",
-        "schema_version": REPLAY_SCHEMA_VERSION,
-        "match": match,
-        "game": match_pb2.Game.Name(created.config.game),
-        "config": json_format.MessageToDict(created.config),
-        "seed": str(created.config.seed),
-        "seats": len(names),
-        "bots": list(names),
-    }
-    with open(path, "w") as stream:
-        stream.write(json.dumps(header, separators=(",", ":")) + "\n")
-        async with contextlib.aclosing(spectator.stream_match_events(match)) as events:
-            async for event in events:
-                if event.WhichOneof("kind") == "move_applied":
-                    # The board after each move follows from the moves: keep files small.
-                    event.move_applied.ClearField("view")
-                stream.write(_event_line(event) + "\n")
-    return path
+async def _write_replay(spectator: AsyncMatchClient, name: str, game_dir: Path) -> Path:
+    """Fetch the finished match's replay (GetReplay) and write it to ``game_dir``."""
+    replay = await spectator.get_replay(name)
+    return save_replay(replay, game_dir / REPLAY_FILE_NAME)
 
 
 def python_command(module: str) -> tuple[str, ...]:

@@ -17,6 +17,7 @@ from typing import Any
 from botarena.server.games import GameInfo, Rules
 from botarena.server.match import GameHooks
 from botarena.server.service.codecs._base import GameCodec
+from botarena.server.service.viewers import GameViewer
 from botarena.server.service.wire import MessageWire, WireFactory
 from botarena.v1 import match_pb2
 
@@ -73,6 +74,8 @@ class GamePlugin:
         codec: Converts the engine's values to and from the game's proto messages; it
             names the game's ``botarena.v1.Game`` value and oneof case.
         hooks: Returns the game's match policies (``GenericHooks`` when it needs none).
+        viewer: How the game's views look in a terminal and in a browser (replays, the
+            web pages).
         options: The operator options of the game, if any.
         wire: Makes the game's wire encoder for one server (``service.wire``): the
             generic :class:`MessageWire` unless the game has a faster one.
@@ -82,6 +85,7 @@ class GamePlugin:
     rules: Rules[Any, Any, Any, Any]
     codec: GameCodec
     hooks: Callable[[], GameHooks]
+    viewer: GameViewer
     options: tuple[OperatorOption, ...] = field(default=())
     wire: WireFactory = MessageWire
 
@@ -140,7 +144,7 @@ def _check_plugin(plugin: GamePlugin) -> None:
         raise PluginError(f"a game lacks its info: {plugin!r}")
     missing = [
         piece
-        for piece in ("title", "rules", "codec", "hooks", "wire")
+        for piece in ("title", "rules", "codec", "hooks", "viewer", "wire")
         if getattr(plugin, piece) in (None, "")
     ]
     if missing:

@@ -29,6 +29,12 @@ from botarena.server.service.codecs import GameCodec
 from botarena.server.service.codecs.queendomino import QueendominoCodec
 from botarena.server.service.codecs.qwirkle import QwirkleCodec
 from botarena.server.service.codecs.qwixx import QwixxCodec
+from botarena.server.service.viewers import (
+    GameViewer,
+    terminal_queendomino,
+    terminal_qwirkle,
+    terminal_qwixx,
+)
 from botarena.server.service.wire.qwirkle import QwirkleWire
 from botarena.v1 import match_pb2
 
@@ -73,13 +79,27 @@ _QUEENDOMINO_BUILDINGS = OperatorOption(
 )
 
 PLUGINS: tuple[GamePlugin, ...] = (
-    GamePlugin(QWIRKLE.info, QWIRKLE, QwirkleCodec(), QwirkleHooks, wire=QwirkleWire),
-    GamePlugin(QWIXX.info, QWIXX, QwixxCodec(), QwixxHooks),
+    GamePlugin(
+        QWIRKLE.info,
+        QWIRKLE,
+        QwirkleCodec(),
+        QwirkleHooks,
+        GameViewer(terminal_qwirkle.render, "qwirkle.js", terminal_qwirkle.move_text),
+        wire=QwirkleWire,
+    ),
+    GamePlugin(
+        QWIXX.info,
+        QWIXX,
+        QwixxCodec(),
+        QwixxHooks,
+        GameViewer(terminal_qwixx.render, "qwixx.js", terminal_qwixx.move_text),
+    ),
     GamePlugin(
         QUEENDOMINO.info,
         QUEENDOMINO,
         QueendominoCodec(),
         QueendominoHooks,
+        GameViewer(terminal_queendomino.render, "queendomino.js", terminal_queendomino.move_text),
         options=(_QUEENDOMINO_BUILDINGS,),
     ),
 )

@@ -1,0 +1,176 @@
+"""Replay files: a finished match in one file (docs/replays.md).
+
+A replay file is the proto3 JSON of one ``botarena.v1.Replay`` message, gzip-compressed
+(``replay.json.gz``; a plain ``.json`` file loads too): every event, every seat's view
+after it, the game's secrets and the engine seed. Any language reads it with a JSON
+parser, or with protobuf's JSON parser into the generated ``Replay`` type.
+
+Format versions: 2 is this one. Version 1 was the runner's ``replay.jsonl`` (a header
+line and the events, no views); :func:`load_replay` still reads it, making the views
+again through the engine. Any other version is refused with :class:`ReplayFormatError`
+naming it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from google.protobuf import json_format
+
+from botarena.v1 import match_pb2
+
+__all__ = [
+    "READABLE_FORMAT_VERSIONS",
+    "REPLAY_FILE_NAME",
+    "ReplayFormatError",
+    "load_replay",
+    "replay_json",
+    "save_replay",
+]
+
+REPLAY_FILE_NAME = "replay.json.gz"
+"""The name the runner gives each game's replay file."""
+
+READABLE_FORMAT_VERSIONS = (1, 2)
+"""The format versions :func:`load_replay` reads."""
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+class ReplayFormatError(ValueError):
+    """The file is no replay, or one of a format version this botarena cannot read."""
+
+
+def replay_json(replay: match_pb2.Replay) -> str:
+    """Return ``replay`` as compact proto3 JSON (lowerCamelCase names, enum names)."""
+    return json.dumps(json_format.MessageToDict(replay), separators=(",", ":"))
+
+
+def save_replay(replay: match_pb2.Replay, path: Path | str) -> Path:
+    """Write ``replay`` to ``path`` (gzip'd JSON) atomically: a reader sees the whole file
+    or none. Returns the path."""
+    path = Path(path)
+    data = gzip.compress(replay_json(replay).encode(), compresslevel=6, mtime=0)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def load_replay(
+    path: Path | str, overrides: Mapping[str, Mapping[str, object]] | None = None
+) -> match_pb2.Replay:
+    """Read a replay file of any readable format version.
+
+    Args:
+        path: A ``.json.gz`` or ``.json`` replay (version 2), or a ``replay.jsonl``
+            (version 1).
+        overrides: For a version 1 file: the config overrides of the server that played
+            it (``{"queendomino": {"buildings": table}}``), to make the views with.
+
+    Raises:
+        ReplayFormatError: Not a replay, a format version it cannot read (named), or a
+            version 1 file whose moves the engine refuses.
+        OSError: The file cannot be read.
+    """
+    raw = Path(path).read_bytes()
+    if raw.startswith(_GZIP_MAGIC):
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as error:
+            raise ReplayFormatError(f"{path}: a damaged gzip file ({error})") from None
+    text = raw.decode("utf-8", errors="replace")
+    first_line = text.split("\n", 1)[0]
+    try:
+        head = json.loads(first_line)
+    except json.JSONDecodeError:
+        try:
+            head = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise ReplayFormatError(f"{path}: not a replay (no JSON: {error})") from None
+    if not isinstance(head, dict):
+        raise ReplayFormatError(f"{path}: not a replay (JSON {type(head).__name__})")
+    if head.get("type") == "header":
+        return _version_1(path, head, text, overrides)
+    version = head.get("formatVersion", head.get("format_version"))
+    if version != 2:
+        raise ReplayFormatError(_version_message(path, version))
+    replay = match_pb2.Replay()
+    try:
+        json_format.ParseDict(head, replay)
+    except json_format.ParseError as error:
+        raise ReplayFormatError(f"{path}: a damaged version 2 replay: {error}") from None
+    return replay
+
+
+def _version_message(path: Path | str, version: object) -> str:
+    readable = ", ".join(str(v) for v in READABLE_FORMAT_VERSIONS)
+    if version is None:
+        return f"{path}: not a replay (no format version)"
+    return (
+        f"{path}: replay format version {version} is not supported; this botarena reads "
+        f"versions {readable} (a newer botarena wrote it?)"
+    )
+
+
+def _version_1(
+    path: Path | str,
+    header: Mapping[str, Any],
+    text: str,
+    overrides: Mapping[str, Mapping[str, object]] | None,
+) -> match_pb2.Replay:
+    """A version 1 ``replay.jsonl`` as a version 2 replay, its views made again."""
+    from botarena.server.service._replays import (
+        REPLAY_FORMAT_VERSION,
+        ReplayMismatchError,
+        replay_views,
+    )
+
+    version = header.get("schema_version")
+    if version != 1:
+        raise ReplayFormatError(_version_message(path, version))
+    try:
+        config = json_format.ParseDict(header["config"], match_pb2.MatchConfig())
+        config.seed = int(header["seed"])
+        events = [
+            json_format.ParseDict(json.loads(line), match_pb2.MatchEvent())
+            for line in text.split("\n")[1:]
+            if line.strip()
+        ]
+    except (KeyError, ValueError, json_format.ParseError) as error:
+        raise ReplayFormatError(f"{path}: a damaged version 1 replay: {error}") from None
+    if not events or events[0].WhichOneof("kind") != "match_started":
+        raise ReplayFormatError(f"{path}: a version 1 replay without its MatchStarted event")
+    replay = match_pb2.Replay(format_version=REPLAY_FORMAT_VERSION)
+    replay.match.CopyFrom(events[0].match_started.match)
+    replay.match.config.CopyFrom(config)
+    last = events[-1]
+    if last.WhichOneof("kind") == "match_finished":
+        replay.match.state = match_pb2.Match.STATE_FINISHED
+        replay.match.outcome.CopyFrom(last.match_finished.outcome)
+        replay.match.end_time.CopyFrom(last.time)
+    replay.match.state_version = last.state_version
+    for seat, name in zip(replay.match.seats, header.get("bots") or (), strict=False):
+        seat.display_name = seat.display_name or str(name)
+    try:
+        for event, (spectator, seats) in zip(
+            events, replay_views(config, events, overrides), strict=True
+        ):
+            step = replay.steps.add(event=event, spectator_view=spectator)
+            if event.HasField("move_applied"):
+                step.event.move_applied.ClearField("view")
+            step.seat_views.extend(seats)
+    except ReplayMismatchError as error:
+        raise ReplayFormatError(f"{path}: the engine cannot replay it: {error}") from None
+    return replay
