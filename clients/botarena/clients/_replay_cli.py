@@ -74,20 +74,19 @@ def run_replay_command(args: argparse.Namespace, options: Mapping[str, object]) 
     from botarena.server.service._replays import ReplayMismatchError, check_replay
 
     console = Console(highlight=False)
-    errors = Console(stderr=True, highlight=False)
     overrides = config_overrides(dict(options))
     try:
         replay = _load(args.source, args.server, overrides)
         if not args.no_check:
             check_replay(replay, overrides)
     except (ReplayFormatError, ReplayMismatchError) as error:
-        errors.print(f"botarena replay: {error}", markup=False)
+        _error(f"botarena replay: {error}")
         return 1
     except BotarenaError as error:
-        errors.print(f"botarena replay: {args.source}: {error}", markup=False)
+        _error(f"botarena replay: {args.source}: {error}")
         return 1
     except OSError as error:
-        errors.print(f"botarena replay: {error}", markup=False)
+        _error(f"botarena replay: {error}")
         return 1
     console.print(summary(replay))
     if args.save is not None:
@@ -102,12 +101,17 @@ def run_replay_command(args: argparse.Namespace, options: Mapping[str, object]) 
         count = len(replay.steps)
         version = args.at if args.at >= 0 else count + args.at
         if not 0 <= version < count:
-            errors.print(f"botarena replay: --at {args.at}: versions are 0..{count - 1}")
+            _error(f"botarena replay: --at {args.at}: versions are 0..{count - 1}")
             return 2
         console.print(frame(replay, version))
     elif args.step:
         _step(console, replay)
     return 0
+
+
+def _error(message: str) -> None:
+    """One line on stderr, never wrapped (a path stays whole)."""
+    print(message, file=sys.stderr)
 
 
 def _load(source: str, server: str, overrides: Any) -> match_pb2.Replay:
