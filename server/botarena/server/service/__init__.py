@@ -20,6 +20,12 @@ from botarena.server.service._registry import (
     plugin_for,
     plugin_for_proto,
 )
+from botarena.server.service._replays import (
+    ReplayMismatchError,
+    check_replay,
+    encode_replay,
+    replay_views,
+)
 from botarena.server.service._server import (
     MAX_PENDING_CALLS,
     MAX_RECEIVE_MESSAGE_BYTES,
@@ -40,15 +46,19 @@ __all__ = [
     "MatchServicer",
     "OperatorOption",
     "PluginError",
+    "ReplayMismatchError",
     "check_plugins",
+    "check_replay",
     "codec_for_game",
     "codec_for_proto",
     "config_overrides",
     "configure_logging",
     "create_server",
     "durable_manager",
+    "encode_replay",
     "operator_options",
     "plugin_for",
     "plugin_for_proto",
+    "replay_views",
     "status_of",
 ]
