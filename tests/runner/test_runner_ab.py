@@ -252,6 +252,20 @@ def test_show_stderr_of_a_builtin_bot_is_refused(run_cli: RunCli) -> None:
         run_cli("--bot", "random", "--bot", "greedy", "--show-stderr", "random")
 
 
+def test_the_queendomino_stand_in_warning_is_one_short_line_on_stderr(
+    capsys: pytest.CaptureFixture[str], run_cli: RunCli
+) -> None:
+    argv = ("--game", "queendomino", "--bot", "random", "--bot", "random", "--games", "2")
+    status, text, _ = run_cli(*argv)
+    assert status == 0
+    captured = capsys.readouterr()
+    (line,) = captured.err.strip().splitlines()
+    assert line.startswith("botarena match: warning: queendomino buildings.json: ")
+    assert "stand-ins" in line
+    assert len(line) < 150
+    assert "defaulted" not in captured.out + text  # no log record of every field
+
+
 def test_an_unreachable_server_fails_once_with_a_clear_message(tmp_path: Path) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -301,7 +301,9 @@ async def _server(address: str | None, operator_values: Mapping[str, object]) ->
         "max_creates_per_minute": 0,
     }
     if operator_values:
+        # Said in one line by _operator_values, not as the server's log record.
         options["operator_options"] = operator_values
+        options["announce_options"] = False
     async with start_server_async(**options) as embedded:
         yield embedded
 
@@ -326,6 +328,9 @@ def _operator_values(args: argparse.Namespace) -> dict[str, object]:
             values[option.dest] = option.load(path)
         except ValueError as error:
             raise SystemExit(f"botarena match: {option.flag}: {error}") from None
+        note = option.summary(values[option.dest]) if option.summary else None
+        if note and not args.server:
+            print(f"botarena match: warning: {note}", file=sys.stderr)
     return values
 
 
