@@ -21,6 +21,7 @@ from rich.console import Console
 
 from botarena.bots import BUILTIN_BOTS, RandomBot
 from botarena.clients import Bot
+from botarena.clients.cli import main
 from botarena.clients.runner import add_match_arguments, run_match
 from botarena.v1 import match_pb2
 
@@ -223,6 +224,25 @@ def test_every_finished_game_is_kept_as_its_own_result(tmp_path: Path, run_cli: 
 
 
 # ---------------------------------------------------------------------- output, servers
+
+
+def test_help_shows_every_default_and_every_builtin_bot(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    with pytest.raises(SystemExit) as exited:
+        main(["match", "--help"])
+    assert exited.value.code == 0
+    text = capsys.readouterr().out
+    for name, bot in BUILTIN_BOTS.items():
+        games = "every game" if bot.games is None else ", ".join(sorted(bot.games))
+        assert name in text
+        assert games.split(", ")[0] in text
+    for default in ("the game (default: qwirkle)", "games played at once (default: 2)"):
+        assert default in text
+    assert "seconds per decision (default: 5.0)" in text
+    assert "the false-H1 rate (default: 0.05)" in text
+    assert "(default: None)" not in text
 
 
 def test_show_stderr_streams_a_command_bots_output(tmp_path: Path, run_cli: RunCli) -> None:

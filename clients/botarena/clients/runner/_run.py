@@ -744,6 +744,79 @@ def _sprt_note(run: _Plan, standings: _Standings) -> str | None:
     )
 
 
+def _print_tables(
+    console: Console,
+    args: argparse.Namespace,
+    run: _Plan,
+    records: Sequence[GameRecord],
+    standings: _Standings,
+    title: str,
+) -> None:
+    """Print the results table, the gauntlet's or the cross table, and the endings."""
+    lineup = run.lineup
+    notes = [_sprt_note(run, standings), _time_control(args)]
+    console.print(results_table(lineup, records, title, [note for note in notes if note]))
+    if run.focus is not None:
+        console.print(
+            versus_table(lineup, records, f"Gauntlet of {lineup[run.focus].name}", run.focus)
+        )
+    elif len(run.groups) > 1:
+        console.print(cross_table(lineup, records, "Cross table (row bot's pairwise %)"))
+    if records:
+        console.print(endings_table(records))
+
+
+def _write_results(
+    args: argparse.Namespace,
+    run: _Plan,
+    records: Sequence[GameRecord],
+    standings: _Standings,
+    interrupted: bool,
+    failed_run: BotFailedError | None,
+) -> None:
+    """Write ``results.json`` in ``--out``."""
+    lineup = run.lineup
+    config = {
+        "game": args.game,
+        "bots": [{"name": spec.name, "command": spec.command} for spec in lineup],
+        "games": len(run.plans),
+        "games_per_group": rounded_game_count(args.games, run.seats),
+        "games_asked": args.games,
+        "concurrency": args.concurrency,
+        "seed": args.seed,
+        "server": args.server or "embedded",
+        "move_time": args.move_time,
+        "time_bank": args.time_bank,
+        "forfeit_on_timeout": args.forfeit_on_timeout,
+        "max_illegal_moves": args.max_illegal_moves,
+        "max_stand_ins": args.max_stand_ins,
+        "join_timeout": args.join_timeout,
+    }
+    document = results_document(
+        config,
+        lineup,
+        records,
+        planned_games=len(run.plans),
+        interrupted=interrupted,
+        seed_key=run.seed_key,
+        failed_run=None
+        if failed_run is None
+        else {
+            "bot": failed_run.bot,
+            "game": failed_run.game,
+            "seat": failed_run.seat,
+            "failure": failed_run.failure,
+        },
+        run_format={
+            "kind": run.kind,
+            "seats": run.seats,
+            "groups": [[lineup[index].name for index in group] for group in run.groups],
+        },
+        sprt=_sprt_document(run, standings.status()),
+    )
+    _folder.write_json(args.out / _folder.RESULTS_FILE, document)
+
+
 def run_match(
     args: argparse.Namespace,
     builtin: Mapping[str, BuiltinBot],
@@ -783,6 +856,7 @@ def run_match(
         if stored is not None:
             records = _folder.finished_games(args.out, plans)
             console.print(f"Resuming {args.out}: {len(records)} of {len(plans)} games finished.")
+        # Written before any game: a run cut short at once can still be resumed.
         _folder.write_json(
             args.out / _folder.PLAN_FILE,
             {"schema_version": _PLAN_SCHEMA_VERSION, "options": _plan_options(args)},
@@ -836,58 +910,11 @@ def run_match(
         f"{plans[-1].label}, {elapsed:.1f} s"
     )
     if records or failed_run is None:
-        notes = [_sprt_note(run, standings), _time_control(args)]
-        console.print(results_table(lineup, records, title, [note for note in notes if note]))
-        if run.focus is not None:
-            console.print(
-                versus_table(lineup, records, f"Gauntlet of {lineup[run.focus].name}", run.focus)
-            )
-        elif len(run.groups) > 1:
-            console.print(cross_table(lineup, records, "Cross table (row bot's pairwise %)"))
-        if records:
-            console.print(endings_table(records))
+        _print_tables(console, args, run, records, standings, title)
     if args.out:
-        config = {
-            "game": args.game,
-            "bots": [{"name": spec.name, "command": spec.command} for spec in lineup],
-            "games": len(plans),
-            "games_per_group": per_group,
-            "games_asked": args.games,
-            "concurrency": args.concurrency,
-            "seed": args.seed,
-            "server": args.server or "embedded",
-            "move_time": args.move_time,
-            "time_bank": args.time_bank,
-            "forfeit_on_timeout": args.forfeit_on_timeout,
-            "max_illegal_moves": args.max_illegal_moves,
-            "max_stand_ins": args.max_stand_ins,
-            "join_timeout": args.join_timeout,
-        }
-        document = results_document(
-            config,
-            lineup,
-            records,
-            planned_games=len(plans),
-            interrupted=interrupted,
-            seed_key=run.seed_key,
-            failed_run=None
-            if failed_run is None
-            else {
-                "bot": failed_run.bot,
-                "game": failed_run.game,
-                "seat": failed_run.seat,
-                "failure": failed_run.failure,
-            },
-            run_format={
-                "kind": run.kind,
-                "seats": run.seats,
-                "groups": [[lineup[index].name for index in group] for group in run.groups],
-            },
-            sprt=_sprt_document(run, standings.status()),
-        )
-        path = args.out / _folder.RESULTS_FILE
-        _folder.write_json(path, document)
-        console.print(f"Results in {path}; replays and bot stderr in {args.out / 'games'}")
+        _write_results(args, run, records, standings, interrupted, failed_run)
+        results, games = args.out / _folder.RESULTS_FILE, args.out / "games"
+        console.print(f"Results in {results}; replays and bot stderr in {games}")
     if failed_run is not None:
         # Last, so it is what the user sees: the run stopped because of this bot.
         console.print(
