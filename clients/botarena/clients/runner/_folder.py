@@ -56,15 +56,18 @@ def game_folder(out: Path, number: int) -> Path:
 
 
 def write_json(path: Path, document: Mapping[str, Any] | list[Any]) -> None:
-    """Write ``document`` to ``path`` atomically and durably (fsync, then rename)."""
+    """Write ``document`` to ``path`` atomically: a temporary file, then a rename.
+
+    Not fsynced: a killed runner leaves whole files either way, and the few
+    milliseconds a sync takes, game after game, would hold up the run's event loop; a
+    power cut may lose the last results, which ``--resume`` plays again.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     # One writer per file (the runner), so a fixed name beside it is enough.
     temporary = path.with_name(f".{path.name}.tmp")
     try:
         with open(temporary, "w") as stream:
             stream.write(json.dumps(document, indent=2) + "\n")
-            stream.flush()
-            os.fsync(stream.fileno())
         os.replace(temporary, path)
     except BaseException:
         temporary.unlink(missing_ok=True)
