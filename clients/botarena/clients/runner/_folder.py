@@ -2,10 +2,11 @@
 
 Layout::
 
-    DIR/plan.json                  the options that define the run, its seed key included
-    DIR/games/00001/result.json    the game's full record, written once it ended
-    DIR/games/00001/replay.jsonl   its replay; seatN-NAME.stderr, each bot's output
-    DIR/results.json               the summary of the run, written at its end
+    DIR/plan.json                   the options that define the run, its seed key included
+    DIR/games/00001/result.json     the game's full record, written once it ended
+    DIR/games/00001/replay.json.gz  its replay (docs/replays.md)
+    DIR/games/00001/seatN-NAME.stderr  each bot's output
+    DIR/results.json                the summary of the run, written at its end
 
 Every file is written atomically (a temporary file beside it, then a rename), so a run
 killed at any moment leaves whole files: a game has a ``result.json`` or it did not
