@@ -19,7 +19,7 @@ from pathlib import Path
 from rich.console import Console
 
 from botarena.bots import BUILTIN_BOTS
-from botarena.clients import AsyncLadderClient, run_ladder_bot
+from botarena.clients import AsyncLadderClient, run_ladder_bot_async
 from botarena.clients._ladder_cli import ladder_console, leaderboard_table
 from botarena.clients.testing import start_server_async
 from botarena.server.ladder import Ladder, LadderSettings
@@ -49,7 +49,7 @@ async def demo(duration: float, database: Path, console: Console) -> None:
             console.print(f"registered {name} as {response.bot.name}")
         players = [
             asyncio.create_task(
-                run_ladder_bot(
+                run_ladder_bot_async(
                     BUILTIN_BOTS[name].factory, server=address, secret=secrets[name], capacity=2
                 )
             )

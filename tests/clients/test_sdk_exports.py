@@ -31,6 +31,7 @@ EXPORTS = {
         "InvalidRequestError",
         "MatchClient",
         "MatchFinishedError",
+        "MatchNotFinishedError",
         "MatchNotFoundError",
         "NotFoundError",
         "NotYourTurnError",
@@ -49,6 +50,7 @@ EXPORTS = {
         "run_bot",
         "run_bot_async",
         "run_ladder_bot",
+        "run_ladder_bot_async",
     ],
     "botarena.clients.testing": ["ServerProcess", "start_server", "start_server_async"],
 }

@@ -79,6 +79,26 @@ def test_the_ladder_never_seats_a_bot_beyond_its_declared_capacity(tmp_path: Pat
     asyncio.run(main())
 
 
+def test_the_ladder_says_once_that_the_hourly_cap_keeps_a_pair_apart(tmp_path: Path) -> None:
+    async def main() -> None:
+        ladder = _ladder(tmp_path / "ladder.db", pair_cap_per_hour=2)
+        for name in ("a", "b"):
+            _bot, secret = ladder.register(name, "", "qwirkle")
+            ladder.connect(ladder.authenticate(secret), 5)
+        with capture_logs() as logs:
+            assert len(ladder.schedule_now()) == 2  # the cap, though both have room
+            for _ in range(3):
+                assert ladder.schedule_now() == []
+        capped = [log for log in logs if "hourly cap" in log["event"]]
+        assert len(capped) == 1
+        assert {"bots": ["a", "b"], "matches_last_hour": 2, "pair_cap_per_hour": 2}.items() <= (
+            capped[0].items()
+        )
+        await ladder.close()
+
+    asyncio.run(main())
+
+
 def test_an_always_crashing_bot_is_paused_and_shown_as_paused(tmp_path: Path) -> None:
     async def main() -> None:
         ladder = _ladder(tmp_path / "ladder.db", pause_after=3)

@@ -23,7 +23,7 @@ from botarena.clients import (
     BotarenaError,
     BotNotFoundError,
     InvalidRequestError,
-    run_ladder_bot,
+    run_ladder_bot_async,
 )
 from botarena.clients.testing import start_server_async
 from botarena.server.ladder import Ladder, LadderSettings
@@ -60,7 +60,7 @@ def test_two_sdk_bots_play_rated_matches_and_the_leaderboard_ranks_them(tmp_path
             ended: list[str] = []
             bots = [
                 asyncio.create_task(
-                    run_ladder_bot(
+                    run_ladder_bot_async(
                         functools.partial(get_bot, name),
                         server=address,
                         secret=secret,
@@ -201,7 +201,7 @@ def test_a_paused_bot_is_resumed_by_the_admin_and_scheduled_again(tmp_path: Path
             good = await admin.register_bot("good", "", QWIRKLE)
             crasher = await admin.register_bot("crasher", "", QWIRKLE)
             opponent = asyncio.create_task(
-                run_ladder_bot(lambda: get_bot("random"), server=address, secret=good.secret)
+                run_ladder_bot_async(lambda: get_bot("random"), server=address, secret=good.secret)
             )
             try:
                 async with (
@@ -303,7 +303,7 @@ def test_bots_that_restarted_with_the_server_get_new_tokens_and_finish_their_mat
     async def bots(address: str, secrets: list[str], ended: list[str]) -> list[asyncio.Task[None]]:
         return [
             asyncio.create_task(
-                run_ladder_bot(
+                run_ladder_bot_async(
                     _Deliberate,
                     server=address,
                     secret=secret,

@@ -18,7 +18,7 @@ from botarena.clients.runner import BuiltinBot, add_match_arguments, run_match
 
 class RunCli(Protocol):
     """Runs ``botarena match *argv --out tmp_path/out --quiet``; returns the exit status,
-    the terminal's text and results.json."""
+    the terminal's text and results.json (empty when the run wrote none)."""
 
     def __call__(
         self, *argv: str, builtin: Mapping[str, BuiltinBot] = ..., out: str = ...
@@ -36,6 +36,8 @@ def run_cli(tmp_path: Path) -> RunCli:
         args = parser.parse_args([*argv, "--out", str(folder), "--quiet"])
         console = Console(record=True, width=160, file=io.StringIO())
         status = run_match(args, builtin, console)
-        return status, console.export_text(), json.loads((folder / "results.json").read_text())
+        results = folder / "results.json"
+        document = json.loads(results.read_text()) if results.is_file() else {}
+        return status, console.export_text(), document
 
     return run

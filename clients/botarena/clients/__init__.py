@@ -5,8 +5,9 @@
   subclasses, chosen by the error's reason.
 * :class:`Bot`, :func:`run_bot` and :func:`run_bot_async` play a seat to the end;
   :func:`bot_main` turns a bot into a command (docs/bots.md).
-* :class:`AsyncLadderClient` calls the LadderService; :func:`run_ladder_bot` keeps a
-  registered bot connected to a ladder and plays its assignments.
+* :class:`AsyncLadderClient` calls the LadderService; :func:`run_ladder_bot` (blocking)
+  and :func:`run_ladder_bot_async` keep a registered bot connected to a ladder and play
+  its assignments.
 * :mod:`botarena.clients.testing` starts a real server in-process for tests.
 """
 
@@ -47,7 +48,7 @@ from botarena.clients._errors import (
     UnavailableError,
     from_grpc_error,
 )
-from botarena.clients._ladder import AsyncLadderClient, run_ladder_bot
+from botarena.clients._ladder import AsyncLadderClient, run_ladder_bot, run_ladder_bot_async
 from botarena.clients._main import (
     ENV_MATCH,
     ENV_SEED,
@@ -101,4 +102,5 @@ __all__ = [
     "run_bot",
     "run_bot_async",
     "run_ladder_bot",
+    "run_ladder_bot_async",
 ]

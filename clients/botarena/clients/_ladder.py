@@ -1,12 +1,14 @@
 # mypy: disable-error-code="import-untyped"
-"""The ladder in the SDK: ``AsyncLadderClient`` and ``run_ladder_bot``.
+"""The ladder in the SDK: ``AsyncLadderClient``, ``run_ladder_bot`` and its async twin.
 
-:func:`run_ladder_bot` keeps a bot connected to a ladder: it opens the LadderService's
-``Connect`` stream with the bot's secret, plays every assigned seat with
+:func:`run_ladder_bot_async` keeps a bot connected to a ladder: it opens the
+LadderService's ``Connect`` stream with the bot's secret, plays every assigned seat with
 :func:`~botarena.clients.run_bot_async` (at most ``capacity`` at once, a new bot object
 per match), and reconnects with backoff when the stream drops. The server repeats the
 assignments of running matches on a new connection; seats already being played are not
-started twice.
+started twice. :func:`run_ladder_bot` does the same, blocking (like ``run_bot``), and
+:func:`run_ladder_command_async` plays each seat by starting a bot command instead
+(``botarena ladder connect --command``).
 """
 
 from __future__ import annotations
@@ -15,19 +17,32 @@ import asyncio
 import contextlib
 import logging
 import math
+import os
 import random
-from collections.abc import AsyncGenerator, Callable
+import signal
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from typing import TypeVar
 
 import grpc
 
 from botarena.clients._aio import AsyncMatchClient
 from botarena.clients._bot import Bot, run_bot_async
 from botarena.clients._channel import AsyncChannelClient
+from botarena.clients._common import new_request_id
 from botarena.clients._errors import BotarenaError, from_grpc_error
+from botarena.clients._main import ENV_MATCH, ENV_SERVER, ENV_TOKEN
 from botarena.clients._retry import Retry, RetryPolicy, is_retryable
-from botarena.v1 import ladder_pb2, ladder_pb2_grpc, match_pb2
+from botarena.v1 import ladder_pb2, ladder_pb2_grpc, match_pb2, match_service_pb2
 
-__all__ = ["LADDER_RECONNECT", "AsyncLadderClient", "run_ladder_bot"]
+__all__ = [
+    "LADDER_RECONNECT",
+    "AsyncLadderClient",
+    "run_ladder_bot",
+    "run_ladder_bot_async",
+    "run_ladder_command_async",
+]
+
+OutcomeT = TypeVar("OutcomeT")
 
 LADDER_RECONNECT = RetryPolicy(max_attempts=1, max_backoff=10.0, max_elapsed=math.inf)
 """A ladder bot's default reconnect policy: keep trying forever, at most 10 s apart."""
@@ -116,7 +131,47 @@ class AsyncLadderClient(AsyncChannelClient[ladder_pb2_grpc.LadderServiceStub]):
             call.cancel()
 
 
-async def run_ladder_bot(
+def run_ladder_bot(
+    bot: Callable[[], Bot],
+    *,
+    server: str,
+    secret: str,
+    capacity: int = 1,
+    reconnect: RetryPolicy = LADDER_RECONNECT,
+    on_match_end: Callable[[str, match_pb2.MatchOutcome | BaseException], None] | None = None,
+) -> None:
+    """Keep a registered bot connected to a ladder and play its assignments; blocking,
+    until interrupted (Ctrl-C raises ``KeyboardInterrupt``).
+
+    Runs :func:`run_ladder_bot_async` in a new event loop; call that one from async code.
+
+    Raises:
+        RuntimeError: Called inside a running event loop (await
+            :func:`run_ladder_bot_async` there).
+        BotarenaError: As :func:`run_ladder_bot_async`.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        raise RuntimeError(
+            "run_ladder_bot blocks until interrupted; inside async code, "
+            "await run_ladder_bot_async(...) instead"
+        )
+    asyncio.run(
+        run_ladder_bot_async(
+            bot,
+            server=server,
+            secret=secret,
+            capacity=capacity,
+            reconnect=reconnect,
+            on_match_end=on_match_end,
+        )
+    )
+
+
+async def run_ladder_bot_async(
     bot: Callable[[], Bot],
     *,
     server: str,
@@ -143,19 +198,99 @@ async def run_ladder_bot(
         BotarenaError: The secret is missing or wrong, the request is refused, or the
             ``reconnect`` policy gave up (``LADDER_RECONNECT`` never does).
     """
+    async with AsyncMatchClient(target=server) as matches:
+
+        async def play(assignment: ladder_pb2.Assignment) -> match_pb2.MatchOutcome:
+            return await run_bot_async(
+                bot(), server=matches, token=assignment.seat_token, match=assignment.match
+            )
+
+        await _serve_assignments(play, server, secret, capacity, reconnect, on_match_end)
+
+
+async def run_ladder_command_async(
+    command: Sequence[str],
+    *,
+    server: str,
+    secret: str,
+    capacity: int = 1,
+    reconnect: RetryPolicy = LADDER_RECONNECT,
+) -> None:
+    """Like :func:`run_ladder_bot_async`, but each assigned seat is played by starting
+    ``command`` with ``--server`` and ``--token`` (the bot executable convention,
+    docs/bots.md); its output goes to this process's. A command that fails (exits
+    non-zero or cannot start) has its seat resigned at once, as the match runner does.
+    """
+    async with AsyncMatchClient(target=server) as matches:
+
+        async def play(assignment: ladder_pb2.Assignment) -> int:
+            status = await _run_command(command, server, assignment)
+            if status != 0:
+                _logger.warning("bot command for %s failed (%s)", assignment.match, status)
+                with contextlib.suppress(BotarenaError):
+                    await matches.with_token(assignment.seat_token).resign_match(
+                        assignment.match,
+                        request_id=new_request_id(),
+                        reason=match_service_pb2.RESIGN_REASON_BOT_EXITED,
+                    )
+            return status
+
+        await _serve_assignments(play, server, secret, capacity, reconnect, None)
+
+
+async def _run_command(
+    command: Sequence[str], server: str, assignment: ladder_pb2.Assignment
+) -> int:
+    """Play ``assignment`` with a new process of ``command``; return its exit status
+    (-1 when it cannot start). The process is killed if the wait is cancelled."""
+    env = {
+        **os.environ,
+        ENV_SERVER: server,
+        ENV_TOKEN: assignment.seat_token,
+        ENV_MATCH: assignment.match,
+    }
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *command,
+            "--server",
+            server,
+            "--token",
+            assignment.seat_token,
+            stdin=asyncio.subprocess.DEVNULL,
+            env=env,
+            # Its own group: cancelling reaches whatever the command started.
+            start_new_session=True,
+        )
+    except OSError as error:
+        _logger.warning("cannot start %r: %s", command[0], error)
+        return -1
+    try:
+        return await process.wait()
+    finally:
+        if process.returncode is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
+            await process.wait()
+
+
+async def _serve_assignments(
+    play: Callable[[ladder_pb2.Assignment], Awaitable[OutcomeT]],
+    server: str,
+    secret: str,
+    capacity: int,
+    reconnect: RetryPolicy,
+    on_match_end: Callable[[str, OutcomeT | BaseException], None] | None,
+) -> None:
+    """Hold the Connect stream, reconnecting under ``reconnect``, and ``play`` each
+    assignment once, at most ``capacity`` at a time (the server's promise)."""
     jitter = random.Random()
     playing: dict[str, asyncio.Task[None]] = {}
-    async with (
-        AsyncLadderClient(target=server, token=secret) as ladder,
-        AsyncMatchClient(target=server) as matches,
-    ):
+    async with AsyncLadderClient(target=server, token=secret) as ladder:
 
-        async def play(assignment: ladder_pb2.Assignment) -> None:
-            outcome: match_pb2.MatchOutcome | BaseException
+        async def follow(assignment: ladder_pb2.Assignment) -> None:
+            outcome: OutcomeT | BaseException
             try:
-                outcome = await run_bot_async(
-                    bot(), server=matches, token=assignment.seat_token, match=assignment.match
-                )
+                outcome = await play(assignment)
             except Exception as exc:  # a crashing seat must not end the ladder bot
                 _logger.warning("ladder match %s ended with %r", assignment.match, exc)
                 outcome = exc
@@ -180,7 +315,8 @@ async def run_ladder_bot(
                             assignment = message.assignment
                             if assignment.match not in playing:
                                 playing[assignment.match] = asyncio.create_task(
-                                    play(assignment), name=f"botarena-ladder-{assignment.match}"
+                                    follow(assignment),
+                                    name=f"botarena-ladder-{assignment.match}",
                                 )
                 except BotarenaError as exc:
                     if not is_retryable(exc):

@@ -1,21 +1,29 @@
 # mypy: disable-error-code="import-untyped"
 """``botarena ladder``: register a bot, show the leaderboard or a bot's matches, resume a
-paused bot, connect a built-in bot. Everything goes through the LadderService, as for any
-integrator."""
+paused bot, connect a built-in bot or any bot command. Everything goes through the
+LadderService, as for any integrator."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import os
+import shlex
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import grpc
 from rich.console import Console
 from rich.table import Table
 
 from botarena.clients._bot import Bot
-from botarena.clients._ladder import AsyncLadderClient, run_ladder_bot
+from botarena.clients._errors import BotarenaError
+from botarena.clients._help import DefaultsHelpFormatter
+from botarena.clients._ladder import (
+    AsyncLadderClient,
+    run_ladder_bot_async,
+    run_ladder_command_async,
+)
 from botarena.server.service import PLUGINS
 from botarena.v1 import ladder_pb2, match_pb2
 
@@ -43,12 +51,17 @@ def ladder_console() -> Console:
     return console if console.is_terminal else Console(width=160)
 
 
-def add_ladder_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the ``ladder`` subcommands to ``parser``."""
+def add_ladder_arguments(
+    parser: argparse.ArgumentParser, builtin: Mapping[str, Any] | None = None
+) -> None:
+    """Add the ``ladder`` subcommands to ``parser``; ``builtin`` (the built-in bots by
+    name) are listed in the help of ``connect --bot``."""
     commands = parser.add_subparsers(dest="ladder_command", required=True, metavar="SUBCOMMAND")
 
     def command(name: str, help_text: str) -> argparse.ArgumentParser:
-        sub = commands.add_parser(name, help=help_text, description=help_text)
+        sub = commands.add_parser(
+            name, help=help_text, description=help_text, formatter_class=DefaultsHelpFormatter
+        )
         sub.add_argument("--server", default="127.0.0.1:50051", help="host:port of the server")
         return sub
 
@@ -67,8 +80,19 @@ def add_ladder_arguments(parser: argparse.ArgumentParser) -> None:
     resume.add_argument("bot", help="the bot: bots/ID, or its display name with --game")
     resume.add_argument("--game", type=_game, default=_DEFAULT_GAME, help=_GAME_HELP)
     _add_admin_token(resume)
-    connect = command("connect", "play a built-in bot on the ladder until interrupted")
-    connect.add_argument("--bot", required=True, help="a built-in bot (random, greedy, ...)")
+    connect = command(
+        "connect", "play a built-in bot or a bot command on the ladder until interrupted"
+    )
+    player = connect.add_mutually_exclusive_group(required=True)
+    known = ", ".join(builtin or ()) or "random, greedy, heuristic"
+    player.add_argument("--bot", help=f"a built-in bot ({known})")
+    player.add_argument(
+        "--command",
+        dest="bot_command",
+        metavar="COMMAND",
+        help="a bot command (docs/bots.md), started for each assigned seat with "
+        "--server and --token, e.g. 'python my_bot.py'",
+    )
     connect.add_argument(
         "--secret",
         default=os.environ.get(_SECRET_ENV) or None,
@@ -189,19 +213,51 @@ async def _run(args: argparse.Namespace, bots: Mapping[str, Any], console: Conso
         console.print(f"resumed {resumed.bot.display_name} ({resumed.bot.name})")
         return 0
     if command == "connect":
-        if args.bot not in bots:
-            console.print(f"no built-in bot {args.bot!r}; built-in bots: {', '.join(sorted(bots))}")
-            return 2
-        if not args.secret:
-            console.print(f"--secret (or ${_SECRET_ENV}) is required")
-            return 2
+        return await _connect(args, bots, console)
+    raise AssertionError(f"unhandled ladder command {command}")
+
+
+async def _connect(args: argparse.Namespace, bots: Mapping[str, Any], console: Console) -> int:
+    if args.bot is not None and args.bot not in bots:
+        console.print(f"no built-in bot {args.bot!r}; built-in bots: {', '.join(sorted(bots))}")
+        return 2
+    if not args.secret:
+        console.print(f"--secret (or ${_SECRET_ENV}) is required")
+        return 2
+    command = shlex.split(args.bot_command) if args.bot_command is not None else []
+    if args.bot_command is not None and not command:
+        console.print("--command is empty")
+        return 2
+    # Once, before the connection that retries for ever: is there a ladder at all?
+    async with AsyncLadderClient(target=args.server) as client:
+        await client.get_leaderboard(_GAMES[_DEFAULT_GAME])
+    playing = args.bot or args.bot_command
+    console.print(f"playing {playing} on the ladder at {args.server}; Ctrl-C stops")
+    if command:
+        await run_ladder_command_async(
+            command, server=args.server, secret=args.secret, capacity=args.capacity
+        )
+    else:
         factory: Callable[[], Bot] = bots[args.bot].factory
-        console.print(f"playing {args.bot} on the ladder at {args.server}; Ctrl-C stops")
-        await run_ladder_bot(
+        await run_ladder_bot_async(
             factory, server=args.server, secret=args.secret, capacity=args.capacity
         )
-        return 0
-    raise AssertionError(f"unhandled ladder command {command}")
+    return 0
+
+
+def _failure(args: argparse.Namespace, error: BotarenaError) -> str:
+    """Return one line that says why a ladder command failed."""
+    if error.code == grpc.StatusCode.UNAVAILABLE:
+        return (
+            f"botarena ladder: cannot reach the server at {args.server} "
+            f"(is `botarena serve --ladder` running there?): {error.message}"
+        )
+    if error.code == grpc.StatusCode.UNIMPLEMENTED:
+        return (
+            f"botarena ladder: the server at {args.server} runs no ladder "
+            "(start it with `botarena serve --ladder`)"
+        )
+    return f"botarena ladder: {error}"
 
 
 def run_ladder_command(args: argparse.Namespace, bots: Mapping[str, Any]) -> int:
@@ -210,13 +266,11 @@ def run_ladder_command(args: argparse.Namespace, bots: Mapping[str, Any]) -> int
     Returns:
         The exit status.
     """
-    from botarena.clients._errors import BotarenaError
-
     console = ladder_console()
     try:
         return asyncio.run(_run(args, bots, console))
     except BotarenaError as exc:
-        console.print(f"error: {exc}")
+        console.print(_failure(args, exc), markup=False, highlight=False, soft_wrap=True)
         return 1
     except KeyboardInterrupt:
         return 130

@@ -19,6 +19,7 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from botarena.clients._help import DefaultsHelpFormatter
 from botarena.v1 import match_pb2
 
 __all__ = ["add_replay_parser", "run_replay_command"]
@@ -30,6 +31,7 @@ def add_replay_parser(commands: Any, add_operator_options: Any) -> None:
     """Add the ``replay`` subcommand to ``commands`` (an argparse subparsers object)."""
     replay = commands.add_parser(
         "replay",
+        formatter_class=DefaultsHelpFormatter,
         help="show a finished match: summary, board at any version, HTML viewer",
         description="Show a finished match from a replay file (replay.json.gz, or a "
         "runner's older replay.jsonl) or from a server (matches/ID). The moves are played "

@@ -25,12 +25,18 @@ _GRACE_SECONDS = 5.0
 
 
 def _parser() -> argparse.ArgumentParser:
+    from botarena.bots import BUILTIN_BOTS
+    from botarena.clients._help import DefaultsHelpFormatter
+
     parser = argparse.ArgumentParser(
-        prog="botarena", description="A gRPC game service for board-game bots."
+        prog="botarena",
+        description="A gRPC game service for board-game bots.",
+        formatter_class=DefaultsHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     serve = commands.add_parser(
         "serve",
+        formatter_class=DefaultsHelpFormatter,
         help="run the match server",
         description="Run the match server until SIGINT or SIGTERM, then stop gracefully.",
     )
@@ -91,8 +97,9 @@ def _parser() -> argparse.ArgumentParser:
         description="Play seeded games between bots on an embedded server (or --server), "
         "every seed in every seat rotation, and report win rates with confidence intervals.",
         epilog="example: botarena match --bot greedy --bot random --games 20 --out runs/demo",
+        formatter_class=DefaultsHelpFormatter,
     )
-    add_match_arguments(match)
+    add_match_arguments(match, BUILTIN_BOTS)
     from botarena.clients._ladder_cli import add_ladder_arguments
 
     ladder = commands.add_parser(
@@ -100,8 +107,9 @@ def _parser() -> argparse.ArgumentParser:
         help="register bots, show the leaderboard, resume a paused bot, connect a built-in bot",
         description="Ladder operations through the LadderService of a running server "
         "(botarena serve --ladder).",
+        formatter_class=DefaultsHelpFormatter,
     )
-    add_ladder_arguments(ladder)
+    add_ladder_arguments(ladder, BUILTIN_BOTS)
     from botarena.clients._replay_cli import add_replay_parser
 
     add_replay_parser(commands, _add_operator_options)

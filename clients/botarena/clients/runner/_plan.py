@@ -1,8 +1,14 @@
 """What a run plays: the lineup of bots and the list of games, seeds and seatings.
 
 Fairness (cutechess-cli's paired openings, for n seats): every seed label is played in
-every cyclic rotation of the lineup, so each bot sits in each seat equally often with the
-same deal, and seat order cancels out of the results.
+every cyclic rotation of each group of bots that meet, so each bot sits in each seat
+equally often with the same deal, and seat order cancels out of the results. The games
+of one label and one group (a *set*: a pair of games for two seats) are the statistical
+sample of a run (``_samples``).
+
+Formats (:func:`plan_groups`): the whole lineup at one table, a round-robin (every group
+of ``seats`` bots), or a gauntlet (one bot against every group of the others). Every
+group plays the same labels, so the groups are compared on the same deals.
 
 Secrecy: a label (``--seed``) only names a deal. The engine seed of its matches is
 derived from the label and the run's secret key (:class:`SeedKey`), as is every bot's
@@ -19,6 +25,7 @@ import secrets
 import shlex
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
+from itertools import combinations
 from pathlib import PurePath
 
 __all__ = [
@@ -28,6 +35,7 @@ __all__ = [
     "new_seed_key",
     "parse_bot_spec",
     "plan_games",
+    "plan_groups",
     "rounded_game_count",
 ]
 
@@ -175,28 +183,84 @@ def rounded_game_count(games: int, seats: int) -> int:
     return -(-games // seats) * seats
 
 
-def plan_games(seats: int, games: int, first_label: int, key: SeedKey) -> list[GamePlan]:
-    """Return the games of a run: consecutive labels from ``first_label``, each played in
-    every rotation of the lineup with one engine seed (``games`` is rounded up to whole
-    rotation sets).
+def plan_groups(
+    bots: int, seats: int, *, gauntlet: int | None = None, round_robin: bool = False
+) -> list[tuple[int, ...]]:
+    """Return the groups of lineup indices that meet, each in seating order.
+
+    The whole lineup when it fills the seats; a round-robin (every ``seats``-subset of
+    the lineup) when asked for or when there are more bots than seats; a gauntlet
+    (``gauntlet`` with every ``seats - 1``-subset of the others) when asked for.
+
+    >>> plan_groups(2, 2)
+    [(0, 1)]
+    >>> plan_groups(3, 2)
+    [(0, 1), (0, 2), (1, 2)]
+    >>> plan_groups(4, 3, gauntlet=2)
+    [(2, 0, 1), (2, 0, 3), (2, 1, 3)]
+
+    Raises:
+        ValueError: Fewer than two seats, fewer bots than seats, or a gauntlet bot
+            outside the lineup.
+    """
+    if seats < 2:
+        raise ValueError(f"a game needs at least 2 seats, not {seats}")
+    if bots < seats:
+        raise ValueError(f"{bots} bots cannot fill {seats} seats")
+    if gauntlet is not None:
+        if not 0 <= gauntlet < bots:
+            raise ValueError(f"no bot {gauntlet} in a lineup of {bots}")
+        others = [index for index in range(bots) if index != gauntlet]
+        return [(gauntlet, *group) for group in combinations(others, seats - 1)]
+    if round_robin or bots > seats:
+        return list(combinations(range(bots), seats))
+    return [tuple(range(bots))]
+
+
+def plan_games(
+    seats: int,
+    games: int,
+    first_label: int,
+    key: SeedKey,
+    groups: Sequence[tuple[int, ...]] | None = None,
+) -> list[GamePlan]:
+    """Return the games of a run: consecutive labels from ``first_label``; each label is
+    played by every group in every rotation of its seats, with one engine seed per label
+    (``games``, per group, is rounded up to whole rotation sets). A label's games come
+    together, so a run cut short has whole labels for every group.
 
     >>> plans = plan_games(2, 4, 7, SeedKey("k", "some-game"))
     >>> [(plan.label, plan.lineup_at_seat) for plan in plans]
     [(7, (0, 1)), (7, (1, 0)), (8, (0, 1)), (8, (1, 0))]
     >>> plans[0].seed == plans[1].seed != plans[2].seed
     True
+    >>> [p.lineup_at_seat for p in plan_games(2, 2, 1, SeedKey("k", "g"), [(0, 1), (0, 2)])]
+    [(0, 1), (1, 0), (0, 2), (2, 0)]
+
+    Args:
+        seats: Seats per game.
+        games: Games per group.
+        first_label: The first seed label.
+        key: The run's secret key.
+        groups: The groups that meet (:func:`plan_groups`); by default the lineup
+            ``0 .. seats - 1``.
 
     Raises:
-        ValueError: ``seats`` or ``games`` is not positive.
+        ValueError: ``seats`` or ``games`` is not positive, or a group does not fill
+            the seats.
     """
     if seats <= 0 or games <= 0:
         raise ValueError(f"need at least one seat and one game, got {seats} and {games}")
+    groups = groups or [tuple(range(seats))]
+    if any(len(group) != seats for group in groups):
+        raise ValueError(f"every group must fill the {seats} seats, got {list(groups)}")
     plans: list[GamePlan] = []
     for round_index in range(rounded_game_count(games, seats) // seats):
         label = first_label + round_index
         seed = key.engine_seed(label)
         bot_seeds = tuple(key.bot_seed(label, seat) for seat in range(seats))
-        for shift in range(seats):
-            lineup = tuple((seat + shift) % seats for seat in range(seats))
-            plans.append(GamePlan(len(plans) + 1, label, seed, lineup, bot_seeds))
+        for group in groups:
+            for shift in range(seats):
+                lineup = tuple(group[(seat + shift) % seats] for seat in range(seats))
+                plans.append(GamePlan(len(plans) + 1, label, seed, lineup, bot_seeds))
     return plans

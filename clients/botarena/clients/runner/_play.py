@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import os
@@ -47,8 +48,9 @@ from botarena.clients._errors import (
 from botarena.clients._main import ENV_MATCH, ENV_SEED, ENV_SERVER, ENV_TOKEN
 from botarena.clients._retry import Retry, RetryPolicy, call_with_retry, is_retryable
 from botarena.clients.replays import REPLAY_FILE_NAME, save_replay
+from botarena.clients.runner._folder import game_folder
 from botarena.clients.runner._plan import BotSpec, GamePlan
-from botarena.clients.runner._results import GameRecord, SeatRecord
+from botarena.clients.runner._records import GameRecord, SeatRecord
 from botarena.server.service import PLUGINS
 from botarena.v1 import match_pb2, match_service_pb2
 
@@ -139,6 +141,8 @@ class GameOptions:
         out: Where replays and bot stderr go; ``None`` keeps nothing.
         exit_grace: Seconds a bot may take to stop by itself after the match ended,
             before it is stopped (and counted as a crash).
+        show_stderr: The command bots whose output is also echoed, line by line, as it
+            comes (``--show-stderr``).
     """
 
     game: str
@@ -150,6 +154,7 @@ class GameOptions:
     join_timeout: float = 30.0
     out: Path | None = None
     exit_grace: float = 5.0
+    show_stderr: frozenset[str] = frozenset()
 
 
 def _duration(seconds: float) -> duration_pb2.Duration:
@@ -248,6 +253,7 @@ class _Seat:
         self.left_early = False
         self.stderr_tail: list[str] = []
         self._stderr: IO[bytes] | None = None
+        self._echo_task: asyncio.Task[None] | None = None
 
     async def start(
         self,
@@ -258,7 +264,10 @@ class _Seat:
         seed: int,
         bot: Bot | None,
         stderr_path: Path | None,
+        echo: Callable[[str], None] | None = None,
     ) -> None:
+        """Start the player; a command's output goes to ``stderr_path`` (a temporary
+        file if ``None``) and, with ``echo``, to ``echo`` line by line as well."""
         if bot is not None:
             self.task = asyncio.create_task(
                 run_bot_async(bot, server=client, token=token, match=match, seed=seed)
@@ -276,13 +285,14 @@ class _Seat:
         # The convention (docs/bots.md): the server and the seat token, which names its
         # match. The match is in the environment too, for bots that want it.
         arguments = ("--server", target, "--token", token)
+        output: IO[bytes] | int = self._stderr if echo is None else asyncio.subprocess.PIPE
         try:
             self.process = await asyncio.create_subprocess_exec(
                 *self.spec.command,
                 *arguments,
                 stdin=asyncio.subprocess.DEVNULL,
-                stdout=self._stderr,
-                stderr=self._stderr,
+                stdout=output,
+                stderr=asyncio.subprocess.STDOUT if echo is not None else self._stderr,
                 env=env,
                 # Its own process group: kill() reaches whatever the command started
                 # (a shell wrapper's children too), and a terminal's Ctrl-C reaches only
@@ -291,6 +301,11 @@ class _Seat:
             )
         except OSError as exc:
             self.failure = f"cannot start {self.spec.command[0]!r}: {exc}"
+            return
+        if echo is not None and self.process.stdout is not None:
+            self._echo_task = asyncio.create_task(
+                _copy_output(self.process.stdout, self._stderr, echo)
+            )
 
     async def gone(self) -> None:
         """Return once the player has ended (at once if it never started)."""
@@ -298,6 +313,9 @@ class _Seat:
             await asyncio.wait({self.task})
         elif self.process is not None:
             await self.process.wait()
+        if self._echo_task is not None:
+            # The output up to the exit, in the file before its tail is read.
+            await asyncio.wait({self._echo_task})
 
     def exit_failure(self) -> str | None:
         """Return how the ended player failed, or ``None`` if it ended cleanly."""
@@ -348,12 +366,15 @@ class _Seat:
         """Wait for a killed player to be gone (a process is reaped, a task has ended)."""
         if self.process is not None:
             await self.process.wait()
-        if self.task is not None:
-            with contextlib.suppress(BaseException):
-                await self.task
+        for task in (self.task, self._echo_task):
+            if task is not None:
+                with contextlib.suppress(BaseException):
+                    await task
 
     def close(self) -> None:
         """Close the stderr file, first keeping its tail (a traceback kept already wins)."""
+        if self._echo_task is not None and not self._echo_task.done():
+            self._echo_task.cancel()
         if self._stderr is None:
             return
         if not self.stderr_tail:
@@ -364,6 +385,16 @@ class _Seat:
             self.stderr_tail = text.splitlines()[-_TAIL_LINES:]
         self._stderr.close()
         self._stderr = None
+
+
+async def _copy_output(
+    stream: asyncio.StreamReader, file: IO[bytes], echo: Callable[[str], None]
+) -> None:
+    """Copy a bot's output to its file and, line by line, to ``echo``, until it ends."""
+    while line := await stream.readline():
+        file.write(line)
+        file.flush()
+        echo(line.decode(errors="replace").rstrip("\n"))
 
 
 async def _guard(
@@ -455,6 +486,7 @@ async def play_game(
     bots: Mapping[str, Callable[[], Bot]],
     *,
     crash_stops_run: Callable[[BotSpec], bool] = lambda spec: False,
+    echo: Callable[[str, str], None] = lambda name, line: print(line, file=sys.stderr),
 ) -> GameRecord:
     """Play ``plan`` to its end and return its record.
 
@@ -467,6 +499,8 @@ async def play_game(
         bots: Factories of the built-in bots by name.
         crash_stops_run: Whether a bot gone before the match end stops the run (the run
             asks: is this its first game?). A bot that cannot start always does.
+        echo: Shows a line of output (the bot's name, the line) of the command bots
+            named in ``options.show_stderr``.
 
     Raises:
         MatchRefusedError: The server refused to create the match.
@@ -480,7 +514,7 @@ async def play_game(
     except (InvalidRequestError, AuthenticationError, PermissionDeniedError) as error:
         raise MatchRefusedError(f"the server refused the match: {error}") from error
     match = created.match.name
-    game_dir = options.out / "games" / f"{plan.number:05d}" if options.out else None
+    game_dir = game_folder(options.out, plan.number) if options.out else None
     if game_dir:
         game_dir.mkdir(parents=True, exist_ok=True)
     seats = [_Seat(lineup[index], seat) for seat, index in enumerate(plan.lineup_at_seat)]
@@ -502,6 +536,9 @@ async def play_game(
                 plan.bot_seeds[seat.seat],
                 factory() if factory else None,
                 stderr_path,
+                functools.partial(echo, seat.spec.name)
+                if seat.spec.name in options.show_stderr
+                else None,
             )
             guard = asyncio.create_task(_guard(seat, client.with_token(token.token), match, watch))
             guards[guard] = seat

@@ -1,16 +1,23 @@
 """The results of a run: one record per game, a summary per bot, the table and the JSON.
 
-``results.json`` is the machine-readable output (schema version 2): the run's
-configuration, its ``seed_key`` and labels, one summary per bot (``name``, ``games``,
-``wins``, ``win_rate``, ``mean_score``, ``timeouts``, ``illegal_moves``,
-``stand_in_moves``, ``crashes``, ``forfeits`` and ``forfeit_reasons``, ``abandoned``, the
-intervals and latencies), the Elo difference for two bots, one line per game (its
-``label``, engine ``seed`` as a string, end ``reason``, whether it was ``abandoned``, and
-per seat the same counts and the forfeit reason), and ``failed_run`` when a bot stopped
-the run.
+``results.json`` is the machine-readable output (schema version 3): the run's
+configuration, its ``seed_key`` and labels, the ``format`` (seats and the groups of bots
+that met), the ``time_control``, one summary per bot (``name``, ``games``, ``wins``,
+``win_rate``, ``pairwise_score`` and ``margin`` over its sets (``_samples``),
+``mean_score``, ``timeouts``, ``illegal_moves``, ``stand_in_moves``, ``crashes``,
+``forfeits`` and ``forfeit_reasons``, ``abandoned``, the intervals and latencies), the
+Elo difference for two bots, ``versus`` (each pair of bots that met: the first one's
+pairwise score, Elo and margin against the second), ``end_reasons`` (games by how they
+ended), ``sprt`` for an SPRT run, one line per game (its ``label``, engine ``seed`` as a
+string, end ``reason``, whether it was ``abandoned``, and per seat the same counts and the
+forfeit reason), and ``failed_run`` when a bot stopped the run.
 
 An abandoned game (nobody played) counts as a game and never as a win, for any seat; it
-is left out of the Elo difference, which measures the bots' play.
+is left out of the Elo difference and the other sample statistics, which measure the
+bots' play.
+
+Each game's full record is also kept on its own as soon as it ends (``_records``,
+``_folder``), which is what lets a run resume.
 """
 
 from __future__ import annotations
@@ -18,18 +25,24 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from rich.table import Table
 
-from botarena.clients.runner._plan import BotSpec, GamePlan
+from botarena.clients.runner._plan import BotSpec
+from botarena.clients.runner._records import GameRecord, SeatRecord
+from botarena.clients.runner._samples import (
+    deal_sets,
+    margin_samples,
+    score_samples,
+    versus_samples,
+)
 from botarena.clients.runner._stats import (
     Estimate,
     elo_difference,
     mean_interval,
     wilson_interval,
-    win_share,
 )
 
 __all__ = [
@@ -42,72 +55,23 @@ __all__ = [
     "summarise",
 ]
 
-RESULTS_SCHEMA_VERSION = 2
-
-
-@dataclass(slots=True)
-class SeatRecord:
-    """What one seat did in one game.
-
-    Attributes:
-        score: Final score.
-        rank: Final place, 1 = first (shared places possible).
-        forfeited: The seat forfeited (see ``forfeit_reason``).
-        forfeit_reason: Why (``timeout``, ``illegal_moves``, ``resigned``, ``absent``,
-            ``bot_exited``); empty if it did not.
-        timeouts: Times the seat's clock ran out.
-        illegal_moves: Moves the server rejected as illegal.
-        stand_in_moves: Moves the server played for the seat (after a timeout or too many
-            illegal moves, and every turn once it forfeited).
-        crashed: The bot failed: it ended before the match did (its seat was then
-            resigned), exited non-zero, or did not stop after the end.
-        failure: What the crash was, in words.
-        stderr_tail: The last lines of a crashed bot's stderr (not in results.json).
-        think_seconds: Time the seat took for each of its own decisions.
-    """
-
-    score: int = 0
-    rank: int = 0
-    forfeited: bool = False
-    forfeit_reason: str = ""
-    timeouts: int = 0
-    illegal_moves: int = 0
-    stand_in_moves: int = 0
-    crashed: bool = False
-    failure: str | None = None
-    stderr_tail: list[str] = field(default_factory=list)
-    think_seconds: list[float] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class GameRecord:
-    """One finished game: its plan, what each seat did, and how it ended (``abandoned``:
-    nobody played, STATE_ABANDONED)."""
-
-    plan: GamePlan
-    match: str
-    seats: list[SeatRecord]
-    reason: str
-    replay: str | None = None
-    abandoned: bool = False
-
-    def wins(self, seat: int) -> float:
-        """Return the part of a win ``seat`` earned (shared first places split; nothing
-        in an abandoned game)."""
-        if self.abandoned:
-            return 0.0
-        ranks = [record.rank for record in self.seats]
-        return win_share(self.seats[seat].rank, ranks)
+RESULTS_SCHEMA_VERSION = 3
 
 
 @dataclass(frozen=True, slots=True)
 class BotSummary:
-    """The aggregate of one bot over a run."""
+    """The aggregate of one bot over a run.
+
+    ``pairwise`` and ``margin`` are means over the bot's sets (``_samples``): its mean
+    pairwise result against its opponents, and its points minus theirs.
+    """
 
     name: str
     games: int
     wins: float
     win_rate: Estimate | None
+    pairwise: Estimate | None
+    margin: Estimate | None
     mean_score: Estimate | None
     mean_move_ms: float | None
     p95_move_ms: float | None
@@ -132,6 +96,7 @@ def _percentile(values: Sequence[float], fraction: float) -> float:
 
 def summarise(lineup: Sequence[BotSpec], records: Sequence[GameRecord]) -> list[BotSummary]:
     """Return one summary per bot of ``lineup`` over the finished ``records``."""
+    sets = deal_sets(records)
     summaries = []
     for index, spec in enumerate(lineup):
         seats = [
@@ -149,12 +114,16 @@ def summarise(lineup: Sequence[BotSpec], records: Sequence[GameRecord]) -> list[
             for record, seat in seats
             if record.seats[seat].forfeited
         )
+        pairwise = score_samples(sets, index)
+        margins = margin_samples(sets, index)
         summaries.append(
             BotSummary(
                 name=spec.name,
                 games=games,
                 wins=wins,
                 win_rate=wilson_interval(wins, games) if games else None,
+                pairwise=mean_interval(pairwise) if pairwise else None,
+                margin=mean_interval(margins) if margins else None,
                 mean_score=mean_interval(scores) if scores else None,
                 mean_move_ms=sum(thinks) / len(thinks) if thinks else None,
                 p95_move_ms=_percentile(thinks, 0.95) if thinks else None,
@@ -169,17 +138,73 @@ def summarise(lineup: Sequence[BotSpec], records: Sequence[GameRecord]) -> list[
     return summaries
 
 
-def head_to_head(records: Sequence[GameRecord]) -> Estimate | None:
-    """Return the Elo difference of lineup bot 0 over bot 1 (two-bot runs only)."""
-    scores = []
-    for record in records:
-        if len(record.seats) != 2:
-            return None
-        if record.abandoned:
-            continue
-        seat_of_first = record.plan.lineup_at_seat.index(0)
-        scores.append(record.wins(seat_of_first))
+def head_to_head(records: Sequence[GameRecord], first: int = 0, second: int = 1) -> Estimate | None:
+    """Return the Elo difference of lineup bot ``first`` over ``second`` from their
+    results against each other, one sample per set (``_samples``), or None if they never
+    played each other."""
+    scores = versus_samples(deal_sets(records), first, second)
     return elo_difference(scores) if scores else None
+
+
+@dataclass(frozen=True, slots=True)
+class Versus:
+    """How lineup bot ``first`` fared against ``second``, over the sets both played.
+
+    Attributes:
+        first: A lineup index.
+        second: A lineup index.
+        sets: The sets both played.
+        score: ``first``'s mean pairwise result against ``second``, with its interval.
+        elo: The Elo difference that score implies.
+        margin: ``first``'s points minus ``second``'s, a mean over the sets.
+    """
+
+    first: int
+    second: int
+    sets: int
+    score: Estimate
+    elo: Estimate
+    margin: Estimate
+
+
+def versus(lineup: Sequence[BotSpec], records: Sequence[GameRecord]) -> list[Versus]:
+    """Return one :class:`Versus` per pair of lineup bots that met, lower index first."""
+    sets = deal_sets(records)
+    results = []
+    for first in range(len(lineup)):
+        for second in range(first + 1, len(lineup)):
+            scores = versus_samples(sets, first, second)
+            if not scores:
+                continue
+            margins = [
+                sum(
+                    game.seats[game.plan.lineup_at_seat.index(first)].score
+                    - game.seats[game.plan.lineup_at_seat.index(second)].score
+                    for game in deal.games
+                )
+                / len(deal.games)
+                for deal in sets
+                if first in deal.bots and second in deal.bots
+            ]
+            results.append(
+                Versus(
+                    first,
+                    second,
+                    len(scores),
+                    mean_interval(scores),
+                    elo_difference(scores),
+                    mean_interval(margins),
+                )
+            )
+    return results
+
+
+def end_reasons(records: Sequence[GameRecord]) -> dict[str, int]:
+    """Return how many games ended each way: the engine's end reason (``went_out``,
+    ``blocked``, ``two_rows_locked``, ``penalties``, ...), ``forfeit`` when too few seats
+    were left, ``abandoned``; most frequent first."""
+    counts = Counter("abandoned" if record.abandoned else record.reason for record in records)
+    return dict(counts.most_common())
 
 
 def _interval(estimate: Estimate | None, digits: int) -> dict[str, float] | None:
@@ -190,6 +215,10 @@ def _interval(estimate: Estimate | None, digits: int) -> dict[str, float] | None
         "low": round(estimate.low, digits),
         "high": round(estimate.high, digits),
     }
+
+
+def _value(estimate: Estimate | None, digits: int) -> float | None:
+    return None if estimate is None else round(estimate.value, digits)
 
 
 def _finite(value: float) -> float | str:
@@ -205,12 +234,16 @@ def results_document(
     interrupted: bool,
     seed_key: str,
     failed_run: Mapping[str, Any] | None = None,
+    run_format: Mapping[str, Any] | None = None,
+    sprt: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Return the content of ``results.json`` (see the module docstring)."""
+    """Return the content of ``results.json`` (see the module docstring); ``run_format``
+    and ``sprt`` are written as given."""
     elo = head_to_head(records) if len(lineup) == 2 else None
     return {
         "schema_version": RESULTS_SCHEMA_VERSION,
         "config": dict(config),
+        "format": dict(run_format) if run_format else None,
         "seed_key": seed_key,
         "planned_games": planned_games,
         "finished_games": len(records),
@@ -224,9 +257,13 @@ def results_document(
                 "command": list(spec.command) if spec.command else None,
                 "games": summary.games,
                 "wins": round(summary.wins, 4),
-                "win_rate": round(summary.win_rate.value, 4) if summary.win_rate else None,
+                "win_rate": _value(summary.win_rate, 4),
                 "win_rate_ci95": _interval(summary.win_rate, 4),
-                "mean_score": round(summary.mean_score.value, 3) if summary.mean_score else None,
+                "pairwise_score": _value(summary.pairwise, 4),
+                "pairwise_score_ci95": _interval(summary.pairwise, 4),
+                "margin": _value(summary.margin, 2),
+                "margin_ci95": _interval(summary.margin, 2),
+                "mean_score": _value(summary.mean_score, 3),
                 "mean_score_ci95": _interval(summary.mean_score, 3),
                 "mean_move_ms": summary.mean_move_ms,
                 "p95_move_ms": summary.p95_move_ms,
@@ -249,6 +286,25 @@ def results_document(
             "low": _finite(round(elo.low, 1)),
             "high": _finite(round(elo.high, 1)),
         },
+        "versus": [
+            {
+                "bot": lineup[pair.first].name,
+                "opponent": lineup[pair.second].name,
+                "sets": pair.sets,
+                "pairwise_score": round(pair.score.value, 4),
+                "pairwise_score_ci95": _interval(pair.score, 4),
+                "elo": _finite(round(pair.elo.value, 1)),
+                "elo_ci95": {
+                    "low": _finite(round(pair.elo.low, 1)),
+                    "high": _finite(round(pair.elo.high, 1)),
+                },
+                "margin": round(pair.margin.value, 2),
+                "margin_ci95": _interval(pair.margin, 2),
+            }
+            for pair in versus(lineup, records)
+        ],
+        "end_reasons": end_reasons(records),
+        "sprt": dict(sprt) if sprt else None,
         "games": [
             {
                 "number": record.plan.number,
@@ -311,13 +367,20 @@ def _forfeits_caption(summaries: Sequence[BotSummary]) -> str | None:
     return "Forfeits: " + "; ".join(parts) if parts else None
 
 
-def results_table(lineup: Sequence[BotSpec], records: Sequence[GameRecord], title: str) -> Table:
+def results_table(
+    lineup: Sequence[BotSpec],
+    records: Sequence[GameRecord],
+    title: str,
+    notes: Sequence[str] = (),
+) -> Table:
     """Return the results as a rich table, one row per bot, best win rate first.
 
     Columns: games, wins (shared wins as fractions), win rate with its 95 % interval,
-    mean score ± its 95 % margin, mean and p95 think time per move in ms, timeouts,
-    illegal moves, stand-in moves, crashes and forfeits. The caption gives the Elo
-    difference for two bots, the forfeits by reason and the abandoned games.
+    for games of three or more seats the mean pairwise result over sets with its
+    interval, the points margin and the mean score ± their 95 % margins, mean and p95
+    think time per move in ms, timeouts, illegal moves, stand-in moves, crashes and
+    forfeits. The caption gives the Elo difference for two bots, the forfeits by reason,
+    the abandoned games, then ``notes`` (the time control, the SPRT).
     """
     summaries = sorted(
         summarise(lineup, records),
@@ -331,20 +394,28 @@ def results_table(lineup: Sequence[BotSpec], records: Sequence[GameRecord], titl
         f"Abandoned (nobody played, no winner): {abandoned} of {len(records)} games"
         if abandoned
         else None,
+        *notes,
     ]
     caption = "\n".join(line for line in captions if line) or None
+    # With two seats the pairwise result is the win rate (shared wins halved).
+    many_seats = any(len(record.seats) > 2 for record in records)
     table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
     table.add_column("bot", no_wrap=True)
-    for header in ("games", "wins", "win % (95% CI)", "score", "ms avg", "ms p95"):
+    headers = ["games", "wins", "win % (95% CI)"]
+    headers += ["pairwise % (95% CI)"] if many_seats else []
+    for header in (*headers, "margin", "score", "ms avg", "ms p95"):
         table.add_column(header, justify="right", no_wrap=True)
     for header in ("timeouts", "illegal", "stand-ins", "crashes", "forfeits"):
         table.add_column(header, justify="right")
     for summary in summaries:
+        pairwise = [_rate(summary.pairwise)] if many_seats else []
         table.add_row(
             summary.name,
             str(summary.games),
             f"{summary.wins:g}",
             _rate(summary.win_rate),
+            *pairwise,
+            _plus_minus(summary.margin),
             _plus_minus(summary.mean_score),
             _ms(summary.mean_move_ms),
             _ms(summary.p95_move_ms),

@@ -44,7 +44,7 @@ from botarena.server.ladder._errors import (
     BotSecretRequiredError,
 )
 from botarena.server.ladder.ratings import DEFAULT_RATING, Rating, rate, win_shares
-from botarena.server.ladder.scheduler import Candidate, schedule
+from botarena.server.ladder.scheduler import Candidate, capped_pairs, schedule
 from botarena.server.match import (
     Clock,
     EventKind,
@@ -218,6 +218,8 @@ class _State:
     connections: dict[str, Connection] = field(default_factory=dict)
     running: dict[str, _Running] = field(default_factory=dict)
     last_drop: dict[str, float] = field(default_factory=dict)
+    # Per game, the pairs the hourly cap keeps apart, each logged once when it starts.
+    capped: dict[str, set[frozenset[str]]] = field(default_factory=dict)
 
 
 class Ladder:
@@ -482,13 +484,15 @@ class Ladder:
         if len(candidates) < seats:
             return []
         now = self._wall_clock()
+        last_hour = self.store.pair_counts(game, since=now - _HOUR)
         groups = schedule(
             candidates,
             seats=seats,
             pair_games=self.store.pair_counts(game),
-            pair_games_last_hour=self.store.pair_counts(game, since=now - _HOUR),
+            pair_games_last_hour=last_hour,
             pair_cap_per_hour=self.settings.pair_cap_per_hour,
         )
+        self._say_capped(game, candidates, last_hour, bots)
         started: list[str] = []
         for group in groups:
             match_id = self._start_match(game, [bots[bot_id] for bot_id in group])
@@ -496,6 +500,30 @@ class Ladder:
                 break
             started.append(match_id)
         return started
+
+    def _say_capped(
+        self,
+        game: str,
+        candidates: list[Candidate],
+        last_hour: dict[frozenset[str], int],
+        bots: dict[str, BotRecord],
+    ) -> None:
+        """Log once why a pair of waiting bots is not seated together: the hourly cap."""
+        capped = capped_pairs(
+            candidates,
+            pair_games_last_hour=last_hour,
+            pair_cap_per_hour=self.settings.pair_cap_per_hour,
+        )
+        for pair in capped - self._state.capped.get(game, set()):
+            _logger.info(
+                "ladder pair reached its hourly cap; not scheduled together for now",
+                game=game,
+                bots=sorted(bots[bot_id].name for bot_id in pair),
+                matches_last_hour=last_hour[pair],
+                pair_cap_per_hour=self.settings.pair_cap_per_hour,
+                option="--ladder-pair-cap-per-hour",
+            )
+        self._state.capped[game] = capped
 
     def _start_match(self, game: str, group: list[BotRecord]) -> str | None:
         rules = self.manager.rules(game)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["Candidate", "schedule"]
+__all__ = ["Candidate", "capped_pairs", "schedule"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +120,22 @@ def schedule(
                 pair = frozenset((bot, other))
                 together[pair] = together.get(pair, 0) + 1
                 recent[pair] = recent.get(pair, 0) + 1
+
+
+def capped_pairs(
+    candidates: Sequence[Candidate],
+    *,
+    pair_games_last_hour: Mapping[frozenset[str], int],
+    pair_cap_per_hour: int,
+) -> set[frozenset[str]]:
+    """Return the pairs of ``candidates`` that :func:`schedule` will not seat together
+    now: they started ``pair_cap_per_hour`` matches within the last hour."""
+    ids = {candidate.bot_id for candidate in candidates}
+    return {
+        pair
+        for pair, count in pair_games_last_hour.items()
+        if count >= pair_cap_per_hour and pair <= ids
+    }
 
 
 def _rotate(group: Sequence[str], seat_counts: Mapping[str, Mapping[int, int]]) -> list[str]:

@@ -49,6 +49,8 @@ class OperatorOption:
             Raises ``ValueError`` for a bad file.
         announce: Called once when a server starts with the value (to log, for example,
             which parts of it are stand-ins); ``None`` says nothing.
+        summary: Returns one short line on the value for a tool's user, or ``None``
+            (the match runner says it on stderr instead of its embedded server's log).
     """
 
     flag: str
@@ -57,6 +59,7 @@ class OperatorOption:
     config_field: str
     load: Callable[[Path | str | None], object]
     announce: Callable[[object], None] | None = None
+    summary: Callable[[object], str | None] | None = None
 
     @property
     def dest(self) -> str:

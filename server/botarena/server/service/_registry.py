@@ -68,6 +68,13 @@ def _announce_buildings(table: object) -> None:
     )
 
 
+def _summarise_buildings(table: object) -> str | None:
+    if not isinstance(table, BuildingTable):
+        raise TypeError(f"{table!r} is not a BuildingTable")
+    summary = table.summary()
+    return f"queendomino {summary}" if summary else None
+
+
 _QUEENDOMINO_BUILDINGS = OperatorOption(
     flag="--queendomino-buildings",
     metavar="PATH",
@@ -76,6 +83,7 @@ _QUEENDOMINO_BUILDINGS = OperatorOption(
     config_field="buildings",
     load=load_buildings,
     announce=_announce_buildings,
+    summary=_summarise_buildings,
 )
 
 PLUGINS: tuple[GamePlugin, ...] = (

@@ -92,6 +92,7 @@ async def create_server(
     max_receive_message_bytes: int = MAX_RECEIVE_MESSAGE_BYTES,
     max_send_message_bytes: int = MAX_SEND_MESSAGE_BYTES,
     max_pending_calls: int = MAX_PENDING_CALLS,
+    announce_options: bool = True,
     **manager_options: Any,
 ) -> tuple[Any, int]:
     """Create and start a server listening on ``address`` (insecure).
@@ -117,6 +118,8 @@ async def create_server(
         max_send_message_bytes: Cap on response size.
         max_pending_calls: Calls queued before the server takes them, past which grpc
             starts dropping new ones (``MAX_PENDING_CALLS``).
+        announce_options: Announce the operator options' values in the log; a tool
+            that says them to its user in its own words turns this off.
         **manager_options: Passed to a new :class:`MatchManager`.
 
     Returns:
@@ -151,7 +154,8 @@ async def create_server(
             ("grpc.server.max_pending_requests_hard_limit", 2 * max_pending_calls),
         ]
     )
-    _announce(operator_options or {})
+    if announce_options:
+        _announce(operator_options or {})
     servicer = MatchServicer(manager, admin_token=admin_token, config_overrides=overrides)
     server.add_generic_rpc_handlers((match_service_handler(servicer),))
     services = [SERVICE_NAME]

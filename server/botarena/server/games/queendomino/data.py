@@ -140,6 +140,21 @@ class BuildingTable:
         parts = ", ".join(f"{d.name} (id {d.building_id}) {d.field}" for d in self.defaulted)
         return f"{self.source}: unknown values replaced by 0 / no effect: {parts}"
 
+    def summary(self) -> str | None:
+        """Return one short line for a tool's user on the stand-ins, or ``None``.
+
+        >>> BuildingTable((), (DefaultedField(30, "The Queen's Tower", "knights"),), "x.json")\\
+        ... .summary()
+        'x.json: 1 value of 1 building is a stand-in (0 / no effect); README: Queendomino'
+        """
+        if not self.defaulted:
+            return None
+        values, buildings = len(self.defaulted), len({d.building_id for d in self.defaulted})
+        counted = f"{values} value{'s' * (values != 1)} of {buildings} "
+        counted += f"building{'s' * (buildings != 1)}"
+        verb = "are stand-ins" if values != 1 else "is a stand-in"
+        return f"{self.source}: {counted} {verb} (0 / no effect); README: Queendomino"
+
 
 # ---------------------------------------------------------------------------- schema helpers
 
