@@ -40,6 +40,7 @@ from rich.progress import (
 from botarena.clients._aio import AsyncMatchClient
 from botarena.clients._bot import Bot
 from botarena.clients._retry import RECONNECT_CHANNEL_OPTIONS
+from botarena.clients.runner._pages import write_index
 from botarena.clients.runner._plan import (
     BotSpec,
     GamePlan,
@@ -455,6 +456,10 @@ def run_match(
         path = args.out / "results.json"
         path.write_text(json.dumps(document, indent=2) + "\n")
         console.print(f"Results in {path}; replays and bot stderr in {args.out / 'games'}")
+        index = write_index(args.out, lineup, records, title=f"botarena match · {title}")
+        console.print(
+            f"Watch the games: {index.resolve().as_uri()}", highlight=False, soft_wrap=True
+        )
     if failed_run is not None:
         # Last, so it is what the user sees: the run stopped because of this bot.
         console.print(
