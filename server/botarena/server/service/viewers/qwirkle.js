@@ -24,7 +24,8 @@
       border-radius: var(--radius); border: 1px solid var(--line); display: flex; }
     .qw-board { width: 100%; height: 100%; display: block; }
     .qw-racks { display: grid; gap: 6px; }
-    .qw-rack { display: grid; grid-template-columns: 14px minmax(90px, 180px) 54px 1fr; gap: 10px; align-items: center;
+    .qw-racks.qw-two-columns { grid-template-columns: 1fr 1fr; }
+    .qw-rack { display: grid; grid-template-columns: 14px minmax(50px, 180px) 44px auto; gap: 8px; align-items: center;
       background: var(--panel); border: 1px solid var(--line); border-radius: var(--radius); padding: 4px 10px; }
     .qw-rack.qw-current { box-shadow: inset 3px 0 0 var(--accent); border-color: var(--accent); }
     .qw-rack-name { font-weight: 600; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
@@ -223,12 +224,12 @@
       const anchor = placements.reduce((a, b) => (b.y > a.y || (b.y === a.y && b.x > a.x) ? b : a));
       const score = int(moveOf(frame).place.score);
       const label = made.length ? `+${score} QWIRKLE!` : `+${score}`;
-      const width = 12 + label.length * 8.2;
-      const bx = Math.min(px(anchor.x) + CELL - 8, columns * CELL - width);
-      const by = Math.max(py(anchor.y) - 14, -4);
+      const width = 14 + label.length * 10.5;
+      const bx = Math.min(px(anchor.x) + CELL - 10, columns * CELL - width);
+      const by = Math.max(py(anchor.y) - 16, -4);
       board.append(svg("g", { "data-move-score": score, "pointer-events": "none" },
-        svg("rect", { x: bx, y: by, width, height: 20, rx: 10, fill: made.length ? "#f59e0b" : "#fde68a", stroke: "#1a1a1a", "stroke-width": 1 }),
-        svg("text", { x: bx + width / 2, y: by + 14.5, "text-anchor": "middle", "font-size": 13, "font-weight": 800, fill: "#1a1a1a" }, label)));
+        svg("rect", { x: bx, y: by, width, height: 25, rx: 12.5, fill: made.length ? "#f59e0b" : "#fde68a", stroke: "#1a1a1a", "stroke-width": 1.2 }),
+        svg("text", { x: bx + width / 2, y: by + 18, "text-anchor": "middle", "font-size": 17, "font-weight": 800, fill: "#1a1a1a" }, label)));
     }
     return board;
   }
@@ -237,7 +238,7 @@
     const view = frame.view;
     const current = view.currentSeat === undefined ? null : int(view.currentSeat);
     const seats = list(view.seats);
-    return el("div", { class: "qw-racks" }, frame.seats.map((seat) => {
+    return el("div", { class: `qw-racks${frame.seats.length > 2 ? " qw-two-columns" : ""}` }, frame.seats.map((seat) => {
       const status = seats.find((s) => int(s.seat) === seat.seat) || {};
       const own = frame.seatViews ? frame.seatViews[seat.seat] : null;
       const size = int(status.rackSize);

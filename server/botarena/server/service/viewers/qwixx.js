@@ -31,14 +31,15 @@
     .qx-choices .qx-label { color: var(--muted); margin-right: 6px; }
     .qx-choice { display: inline-flex; align-items: center; gap: 4px; margin-right: 12px; }
     .qx-swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; }
-    .qx-sheets { display: grid; gap: 10px; overflow: auto; min-height: 0; }
+    .qx-sheets { display: grid; gap: 8px; overflow: auto; min-height: 0; --qx-rows: 2; }
     .qx-sheets.qx-two-columns { grid-template-columns: 1fr 1fr; }
     .qx-sheet { background: var(--panel); border: 1px solid var(--line); border-radius: var(--radius); padding: 4px 10px 6px; }
     .qx-sheet.qx-active { border-color: var(--accent); }
     .qx-sheet-head { display: flex; align-items: center; gap: 8px; margin-bottom: 4px; }
     .qx-sheet-head .qx-name { font-weight: 650; }
     .qx-sheet-head .qx-total { margin-left: auto; font-size: 18px; font-weight: 700; font-variant-numeric: tabular-nums; }
-    .qx-sheet svg { width: 100%; max-width: 780px; height: auto; display: block; }
+    .qx-sheet svg { display: block; max-width: 100%; width: auto;
+      height: clamp(90px, calc((100vh - 330px) / var(--qx-rows) - 36px), 230px); }
   `;
 
   // ---- dice
@@ -222,7 +223,10 @@
     const over = (view.action || "QWIXX_ACTION_UNSPECIFIED") === "QWIXX_ACTION_UNSPECIFIED";
     root.append(el("div", { class: "qx" },
       el("div", { class: "qx-turn" }, drawDice(view), drawChoices(frame)),
-      el("div", { class: `qx-sheets${sheets.length > 2 ? " qx-two-columns" : ""}` }, sheets.map((sheet) => {
+      el("div", {
+        class: `qx-sheets${sheets.length > 3 ? " qx-two-columns" : ""}`,
+        style: { "--qx-rows": Math.ceil(sheets.length / (sheets.length > 3 ? 2 : 1)) },
+      }, sheets.map((sheet) => {
         const seat = int(sheet.seat);
         const previous = previousSheets.find((s) => int(s.seat) === seat) || null;
         return el("div", { class: `qx-sheet${seat === active && !over ? " qx-active" : ""}`, "data-sheet": seat },

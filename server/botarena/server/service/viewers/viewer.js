@@ -31,7 +31,10 @@
       if (key === "on") {
         for (const [type, handler] of Object.entries(value)) node.addEventListener(type, handler);
       } else if (key === "style" && typeof value === "object") {
-        Object.assign(node.style, value);
+        for (const [name, css] of Object.entries(value)) {
+          if (name.startsWith("--")) node.style.setProperty(name, String(css));
+          else node.style[name] = css;
+        }
       } else {
         node.setAttribute(key, value === true ? "" : String(value));
       }
@@ -389,13 +392,19 @@
         svg("text", { x: width - pad.right, y: height - 3, "text-anchor": "end" }, `v${n}`),
       );
       if (low < 0) chart.append(svg("line", { class: "ba-axis", x1: pad.left, x2: width - pad.right, y1: y(0), y2: y(0), "stroke-dasharray": "2 3" }));
+      const finals = this.scores[this.scores.length - 1];
+      // The final scores' labels, nudged apart so that close scores stay readable.
+      const labels = this.seats.map((seat) => ({ seat: seat.seat, value: finals[seat.seat] ?? 0 }))
+        .sort((a, b) => b.value - a.value);
+      labels.forEach((label, i) => {
+        label.y = Math.max(y(label.value) + 3, i ? labels[i - 1].y + 10 : -Infinity);
+      });
       for (const seat of this.seats) {
         const points = this.scores.map((scores, i) => `${x(i).toFixed(1)},${y(scores[seat.seat] ?? 0).toFixed(1)}`);
-        const final = this.scores[this.scores.length - 1][seat.seat] ?? 0;
-        chart.append(
-          svg("polyline", { points: points.join(" "), fill: "none", stroke: seatColour(seat.seat), "stroke-width": 2, "stroke-linejoin": "round", "vector-effect": "non-scaling-stroke" }),
-          svg("text", { x: width - pad.right + 3, y: y(final) + 3, style: `fill:${seatColour(seat.seat)}` }, final),
-        );
+        chart.append(svg("polyline", { points: points.join(" "), fill: "none", stroke: seatColour(seat.seat), "stroke-width": 2, "stroke-linejoin": "round", "vector-effect": "non-scaling-stroke" }));
+      }
+      for (const label of labels) {
+        chart.append(svg("text", { x: width - pad.right + 3, y: label.y, style: `fill:${seatColour(label.seat)}` }, label.value));
       }
       this.cursor = svg("line", { class: "ba-cursor", y1: pad.top, y2: y(low), x1: pad.left, x2: pad.left });
       chart.append(this.cursor);
