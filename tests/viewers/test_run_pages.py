@@ -1,4 +1,5 @@
-"""A run's pages: ``botarena match --out`` writes a viewer per game and an index of them."""
+"""The commands' pages: ``botarena match --out`` writes a viewer per game and an index of
+them, ``botarena replay FILE --html OUT`` one viewer."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ from pathlib import Path
 from rich.console import Console
 
 from botarena.bots import BUILTIN_BOTS
+from botarena.clients.cli import main
+from botarena.clients.replays import save_replay
 from botarena.clients.runner import add_match_arguments, run_match
 
-from .conftest import Page
+from .conftest import Page, PlayedGame
 
 
 def _run(*argv: str) -> tuple[int, str]:
@@ -55,3 +58,18 @@ def test_the_index_links_every_game_to_its_viewer(tmp_path: Path, tab: Page) -> 
     page.click("a.ba-brand")
     page.wait_for_selector("tbody tr")
     assert page.url == index.resolve().as_uri()
+
+
+def test_botarena_replay_html_writes_a_page_of_the_file(
+    tmp_path: Path, games: dict[str, PlayedGame], tab: Page
+) -> None:
+    game = games["queendomino"]
+    replay = save_replay(game.replay, tmp_path / "replay.json.gz")
+    out = tmp_path / "game.html"
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        status = pool.submit(main, ["replay", str(replay), "--html", str(out)]).result()
+    assert status == 0
+    page = tab.open(out)
+    assert tab.version() == game.match.state_version
+    for name in game.names:
+        assert name in page.inner_text("header")
