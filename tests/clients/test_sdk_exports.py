@@ -31,6 +31,7 @@ EXPORTS = {
         "InvalidRequestError",
         "MatchClient",
         "MatchFinishedError",
+        "MatchNotFinishedError",
         "MatchNotFoundError",
         "NotFoundError",
         "NotYourTurnError",
