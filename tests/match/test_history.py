@@ -80,6 +80,17 @@ def test_reading_in_order_makes_each_state_from_the_last_one_made() -> None:
     assert rules.applied == _CHECKPOINT_EVERY - 1  # one move per version, not a rescan
 
 
+def test_asking_again_for_the_last_state_made_applies_nothing() -> None:
+    # Every stream (and a replay) of a finished match asks for the same version in turn.
+    history, rules, states = _history(2 * _CHECKPOINT_EVERY, finish=True)
+    version = _CHECKPOINT_EVERY - 2
+    assert history.state_at(version) == states[version]
+    made = rules.applied
+    for _ in range(3):
+        assert history.state_at(version) == states[version]
+    assert rules.applied == made
+
+
 @pytest.mark.parametrize("version", [-1, 6], ids=["negative", "beyond"])
 def test_a_state_beyond_the_log_is_an_index_error(version: int) -> None:
     history, _, _ = _history(5)

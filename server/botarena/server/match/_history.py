@@ -130,11 +130,13 @@ class History:
         kept = states.get(version)
         if kept is not None:
             return kept
+        made_version, made = self._made_again
+        if made_version == version:  # every stream of a finished match asks in turn
+            return made
         start = version - 1
         while start not in states:  # a checkpoint is at most _CHECKPOINT_EVERY back
             start -= 1
         state = states[start]
-        made_version, made = self._made_again
         if start < made_version < version:
             start, state = made_version, made
         for entry in entries[start + 1 : version + 1]:

