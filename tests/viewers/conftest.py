@@ -21,11 +21,11 @@ from typing import Any
 
 import pytest
 
-from botarena.bots import GreedyBot, HeuristicQwixxBot, RandomBot
+from botarena.bots import BUILTIN_BOTS, RandomBot
 from botarena.clients import Bot
 from botarena.server.games import get_rules
 from botarena.server.match import IllegalMoveRejectedError, Match, MatchManager, MatchSettings
-from botarena.server.service import codec_for_game
+from botarena.server.service import PLUGINS, codec_for_game
 from botarena.server.service._replays import encode_replay
 from botarena.server.service.viewers.html import build_html
 from botarena.v1 import match_pb2
@@ -154,8 +154,13 @@ def play(
 
 
 def _bots(game: str) -> list[Bot]:
-    first: Bot = HeuristicQwixxBot() if game == "qwixx" else GreedyBot()
-    return [first, RandomBot()]
+    """The game's strongest built-in bot (greedy, else heuristic), and random."""
+    best = next(
+        BUILTIN_BOTS[name]
+        for name in ("greedy", "heuristic", "random")
+        if BUILTIN_BOTS[name].plays(game)
+    )
+    return [best.factory(), RandomBot()]
 
 
 def make_game(
@@ -177,7 +182,8 @@ def make_game(
     return PlayedGame(match, replay, page, tuple(names), stand_ins, illegal)
 
 
-GAMES = ("qwirkle", "qwixx", "queendomino")
+GAMES = tuple(plugin.name for plugin in PLUGINS)
+"""Every game the server hosts: each has a browser renderer."""
 
 
 @pytest.fixture(scope="session")

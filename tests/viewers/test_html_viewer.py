@@ -57,6 +57,10 @@ COUNTS: dict[str, Callable[[PlayedGame, int | None], dict[str, int]]] = {
 """Per game: selector -> how many of it the engine holds at a version (None: the end)."""
 
 
+def test_every_game_has_its_pieces_counted() -> None:
+    assert set(COUNTS) == set(GAMES)  # a new game's renderer needs its counts here
+
+
 def _drawn(tab: Page, selectors: dict[str, int]) -> dict[str, int]:
     return {selector: tab.count(f"[data-testid=board] {selector}") for selector in selectors}
 
