@@ -188,6 +188,10 @@ def test_play_steps_on_by_itself_until_paused(games: dict[str, PlayedGame], tab:
     page.wait_for_timeout(400)  # 3 steps' time at 8x
     assert tab.version() == paused
     assert page.get_attribute(".ba-play", "aria-label") == "Play"
+    page.click(".ba-play")  # the button, then Space on it: one toggle each, not two
+    assert page.get_attribute(".ba-play", "aria-label") == "Pause"
+    page.keyboard.press("Space")
+    assert page.get_attribute(".ba-play", "aria-label") == "Play"
 
 
 def test_the_score_chart_draws_a_line_per_seat_and_jumps_on_click(

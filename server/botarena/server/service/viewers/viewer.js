@@ -485,6 +485,8 @@
     listen() {
       document.addEventListener("keydown", (event) => {
         if (event.target instanceof HTMLSelectElement || event.altKey || event.ctrlKey || event.metaKey) return;
+        // A focused button keeps its own Space and Enter (it clicks).
+        if (event.target instanceof HTMLButtonElement && (event.key === " " || event.key === "Enter")) return;
         const jump = event.shiftKey ? 10 : 1;
         const actions = {
           ArrowLeft: () => this.go(this.index - jump),
