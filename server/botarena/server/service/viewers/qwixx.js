@@ -187,7 +187,7 @@
         root.append(svg("g", { "data-lock-mark": spec.name }, svg("title", {}, `locked the ${spec.name} row`), cross(lx - 17, ly - 17, 34, 34, "#111827")));
       }
       if (closed) {
-        root.append(svg("text", { x: lx + 28, y: y + 14, "font-size": 11, fill: "#9aa4b3", "font-weight": 700 }, "LOCKED"));
+        root.append(svg("text", { x: lx + 22, y: y + ROW_H / 2 + 2, "font-size": 10, fill: "#9aa4b3", "font-weight": 700, "letter-spacing": 0.5 }, "LOCKED"));
       }
       root.append(svg("text", { x: width - 8, y: y + ROW_H / 2 + 5, "text-anchor": "end", "font-size": 20, "font-weight": 700, fill: "#e8ebf0", "data-row-score": spec.name }, int(row.score)));
     });
