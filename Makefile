@@ -17,7 +17,7 @@ NODE_CLIENT := clients/node/node_modules/.installed
 # Our typed packages and the tests; generated code is checked only through its .pyi stubs.
 TYPED := server/botarena clients/botarena bots/botarena scripts $(wildcard bench/*.py) tests
 
-.PHONY: help install proto proto-check lint typecheck test demo ladder-demo bench check clean
+.PHONY: help install browser proto proto-check lint typecheck test demo ladder-demo bench check clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[1m%-12s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -29,6 +29,9 @@ $(INSTALL_STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	@touch $@
+
+browser: ## install Debian's chromium for the browser tests where missing (root + apt-get), else say what is skipped
+	@bash scripts/ensure_chromium.sh
 
 $(BUF): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
@@ -56,7 +59,7 @@ lint: $(INSTALL_STAMP) $(BUF) ## ruff, ruff format --check, mypy --strict, buf l
 	$(BIN)/lint-imports
 	$(PY) scripts/gen_protos.py --check
 
-test: $(INSTALL_STAMP) $(NODE_CLIENT) ## run the test suite
+test: $(INSTALL_STAMP) $(NODE_CLIENT) browser ## run the test suite (tests/viewers in headless Chromium)
 	$(BIN)/pytest
 
 demo: $(INSTALL_STAMP) ## install, then play greedy vs random at Qwirkle on an embedded server

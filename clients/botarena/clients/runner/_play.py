@@ -49,6 +49,7 @@ from botarena.clients._main import ENV_MATCH, ENV_SEED, ENV_SERVER, ENV_TOKEN
 from botarena.clients._retry import Retry, RetryPolicy, call_with_retry, is_retryable
 from botarena.clients.replays import REPLAY_FILE_NAME, save_replay
 from botarena.clients.runner._folder import game_folder
+from botarena.clients.runner._pages import write_game_viewer
 from botarena.clients.runner._plan import BotSpec, GamePlan
 from botarena.clients.runner._records import GameRecord, SeatRecord
 from botarena.server.service import PLUGINS
@@ -631,9 +632,18 @@ def _failed(seat: _Seat, plan: GamePlan, game: GameRecord | None = None) -> BotF
 
 
 async def _write_replay(spectator: AsyncMatchClient, name: str, game_dir: Path) -> Path:
-    """Fetch the finished match's replay (GetReplay) and write it to ``game_dir``."""
+    """Fetch the finished match's replay (GetReplay) and write it to ``game_dir``, with
+    its HTML viewer beside it."""
     replay = await spectator.get_replay(name)
-    return save_replay(replay, game_dir / REPLAY_FILE_NAME)
+    # Encoding and compressing a replay takes ~0.1-0.5 s of CPU: off the loop, which
+    # keeps serving the other games' bots meanwhile.
+    return await asyncio.to_thread(_save_with_viewer, replay, game_dir)
+
+
+def _save_with_viewer(replay: match_pb2.Replay, game_dir: Path) -> Path:
+    path = save_replay(replay, game_dir / REPLAY_FILE_NAME)
+    write_game_viewer(replay, path)
+    return path
 
 
 def python_command(module: str) -> tuple[str, ...]:

@@ -45,6 +45,7 @@ from botarena.clients._bot import Bot
 from botarena.clients._errors import BotarenaError
 from botarena.clients._retry import RECONNECT_CHANNEL_OPTIONS, RetryPolicy, call_with_retry
 from botarena.clients.runner import _folder
+from botarena.clients.runner._pages import write_index
 from botarena.clients.runner._plan import (
     BotSpec,
     GamePlan,
@@ -915,6 +916,10 @@ def run_match(
         _write_results(args, run, records, standings, interrupted, failed_run)
         results, games = args.out / _folder.RESULTS_FILE, args.out / "games"
         console.print(f"Results in {results}; replays and bot stderr in {games}")
+        index = write_index(args.out, run.lineup, records, title=f"botarena match · {title}")
+        console.print(
+            f"Watch the games: {index.resolve().as_uri()}", highlight=False, soft_wrap=True
+        )
     if failed_run is not None:
         # Last, so it is what the user sees: the run stopped because of this bot.
         console.print(
