@@ -193,9 +193,14 @@ def games(tmp_path_factory: pytest.TempPathFactory) -> dict[str, PlayedGame]:
     return {game: make_game(directory, game) for game in GAMES}
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """A headless Chromium with a fresh profile, for the whole session."""
+    """A headless Chromium with a fresh profile, for one test module.
+
+    Not for the whole session: Playwright's sync API keeps an event loop running in this
+    thread while it is open, and every later ``asyncio.run`` (tests of other folders run
+    after this one in any order pytest picks) would fail.
+    """
     executable = chromium_path()
     if executable is None:
         message = (
