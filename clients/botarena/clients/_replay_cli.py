@@ -94,10 +94,9 @@ def run_replay_command(args: argparse.Namespace, options: Mapping[str, object]) 
     if args.save is not None:
         console.print(f"replay written to {save_replay(replay, args.save)}")
     if args.html is not None:
-        import importlib
+        from botarena.server.service.viewers.html import build_html
 
-        html = importlib.import_module("botarena.server.service.viewers.html")
-        args.html.write_text(html.build_html(replay), encoding="utf-8")
+        args.html.write_text(build_html(replay), encoding="utf-8")
         console.print(f"viewer written to {args.html} (open it in a browser)")
     if args.at is not None:
         count = len(replay.steps)
