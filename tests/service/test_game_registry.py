@@ -87,6 +87,9 @@ def _broken(name: str) -> tuple[GamePlugin, ...]:
         "no hooks": dataclasses.replace(first, hooks=None),  # type: ignore[arg-type]
         "no wire": dataclasses.replace(first, wire=None),  # type: ignore[arg-type]
         "a wire that makes nothing": dataclasses.replace(first, wire=42),  # type: ignore[arg-type]
+        "no browser renderer": dataclasses.replace(
+            first, viewer=dataclasses.replace(first.viewer, script="chess.js")
+        ),
         "no title": dataclasses.replace(first, info=dataclasses.replace(first.info, title="")),
         "another seat range": dataclasses.replace(
             first, info=dataclasses.replace(first.info, max_seats=first.max_seats + 1)
@@ -106,6 +109,7 @@ def _broken(name: str) -> tuple[GamePlugin, ...]:
         ("no hooks", "lacks its hooks"),
         ("no wire", "lacks its wire"),
         ("a wire that makes nothing", "its wire is not callable"),
+        ("no browser renderer", "its browser renderer chess.js is missing"),
         ("no title", "lacks its title"),
         ("another game's rules", "its rules are"),
         ("another seat range", "its rules take"),

@@ -155,6 +155,12 @@ def _check_plugin(plugin: GamePlugin) -> None:
     for piece in ("hooks", "wire"):
         if not callable(getattr(plugin, piece)):
             raise PluginError(f"game {plugin.name!r}: its {piece} is not callable")
+    if not callable(plugin.viewer.terminal) or not callable(plugin.viewer.move_text):
+        raise PluginError(f"game {plugin.name!r}: its viewer cannot draw")
+    if not plugin.viewer.has_script():
+        raise PluginError(
+            f"game {plugin.name!r}: its browser renderer {plugin.viewer.script} is missing"
+        )
     if plugin.rules.name != plugin.name:
         raise PluginError(f"game {plugin.name!r}: its rules are {plugin.rules.name!r}'s")
     if plugin.codec.game != plugin.name:

@@ -59,6 +59,10 @@ class GameViewer:
     script: str
     move_text: Callable[[match_pb2.Move], str]
 
+    def has_script(self) -> bool:
+        """Whether this package holds the browser renderer's file."""
+        return resources.files(__package__).joinpath(self.script).is_file()
+
     def script_source(self) -> str:
         """Return the browser renderer's JavaScript source.
 
