@@ -68,11 +68,19 @@ class GreedyQwirkleBot:
             )
         if not legal_moves:
             raise ValueError("no legal moves to choose from")
-        places = [m for m in legal_moves if m.qwirkle.WhichOneof("action") == "place"]
-        exchanges = [m for m in legal_moves if m.qwirkle.WhichOneof("action") == "exchange"]
-        best_score = max((m.qwirkle.place.score for m in places), default=None)
+        # One pass, each field read once: every decision goes through here (~130 moves).
+        places: list[tuple[int, match_pb2.Move]] = []
+        exchanges: list[match_pb2.Move] = []
+        for move in legal_moves:
+            action = move.qwirkle
+            kind = action.WhichOneof("action")
+            if kind == "place":
+                places.append((action.place.score, move))
+            elif kind == "exchange":
+                exchanges.append(move)
+        best_score = max((score for score, _ in places), default=None)
         if best_score is not None and (best_score > self.exchange_threshold or not exchanges):
-            best = [m for m in places if m.qwirkle.place.score == best_score]
+            best = [move for score, move in places if score == best_score]
             return best[rng.randrange(len(best))]
         if exchanges:
             return _exchange_move(view.qwirkle, exchanges, rng)

@@ -1,11 +1,12 @@
 """Play one game of a run: create the match, start its bots, record what happened.
 
-Built-in bots play in-process through :func:`run_bot_async` over the runner's shared
-channel; command bots are started as subprocesses following the bot executable
-convention (docs/bots.md), with their stderr kept per game. The runner itself watches as a
-spectator, so what it records is what any client could see; once the match is over it
-fetches the match's replay (GetReplay: every event and every seat's view, public once
-the match has ended; RULES.md) and writes it as the game's replay file (docs/replays.md).
+Built-in bots play through :func:`run_bot_async`, in the runner's worker processes or
+in-process (``_workers``); command bots are started as subprocesses following the bot
+executable convention (docs/bots.md), with their stderr kept per game. The runner itself
+watches as a spectator, so what it records is what any client could see; once the match
+is over it fetches the match's replay (GetReplay: every event and every seat's view,
+public once the match has ended; RULES.md) and writes it as the game's replay file
+(docs/replays.md).
 
 A bot that is gone before its match ends (its process exited or could not start, its
 in-process task raised) has its seat resigned at once with ``RESIGN_REASON_BOT_EXITED``:
@@ -25,15 +26,14 @@ import signal
 import sys
 import tempfile
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from google.protobuf import duration_pb2, json_format
 
 from botarena.clients._aio import AsyncMatchClient
-from botarena.clients._bot import Bot, run_bot_async
 from botarena.clients._common import new_request_id
 from botarena.clients._errors import (
     AdmissionRefusedError,
@@ -241,8 +241,19 @@ async def create_game_match(
             key = new_request_id()
 
 
+class SeatPlayers(Protocol):
+    """Plays the built-in bots' seats (``_workers.BuiltinPlayers`` is one)."""
+
+    def player(
+        self, name: str, client: AsyncMatchClient, match: str, token: str, seed: int
+    ) -> Coroutine[Any, Any, object]:
+        """Return the coroutine that plays built-in bot ``name`` in the seat of ``token``
+        until the match ends, and raises what the bot raised."""
+        ...
+
+
 class _Seat:
-    """One seat's player: an in-process bot task or a bot process."""
+    """One seat's player: a built-in bot's task or a bot process."""
 
     def __init__(self, spec: BotSpec, seat: int) -> None:
         self.spec = spec
@@ -263,15 +274,15 @@ class _Seat:
         match: str,
         token: str,
         seed: int,
-        bot: Bot | None,
+        players: SeatPlayers,
         stderr_path: Path | None,
         echo: Callable[[str], None] | None = None,
     ) -> None:
         """Start the player; a command's output goes to ``stderr_path`` (a temporary
         file if ``None``) and, with ``echo``, to ``echo`` line by line as well."""
-        if bot is not None:
+        if self.spec.builtin is not None:
             self.task = asyncio.create_task(
-                run_bot_async(bot, server=client, token=token, match=match, seed=seed)
+                players.player(self.spec.builtin, client, match, token, seed)
             )
             return
         assert self.spec.command is not None
@@ -484,7 +495,7 @@ async def play_game(
     plan: GamePlan,
     lineup: Sequence[BotSpec],
     options: GameOptions,
-    bots: Mapping[str, Callable[[], Bot]],
+    players: SeatPlayers,
     *,
     crash_stops_run: Callable[[BotSpec], bool] = lambda spec: False,
     echo: Callable[[str, str], None] = lambda name, line: print(line, file=sys.stderr),
@@ -497,7 +508,7 @@ async def play_game(
         plan: The game.
         lineup: The run's bots; ``plan.lineup_at_seat`` indexes it.
         options: How the game is played.
-        bots: Factories of the built-in bots by name.
+        players: Plays the built-in bots' seats.
         crash_stops_run: Whether a bot gone before the match end stops the run (the run
             asks: is this its first game?). A bot that cannot start always does.
         echo: Shows a line of output (the bot's name, the line) of the command bots
@@ -525,7 +536,6 @@ async def play_game(
     guards: dict[asyncio.Task[Any], _Seat] = {}
     try:
         for seat, token in zip(seats, created.seat_tokens, strict=True):
-            factory = bots[seat.spec.builtin] if seat.spec.builtin is not None else None
             stderr_path = (
                 game_dir / f"seat{seat.seat}-{seat.spec.name}.stderr" if game_dir else None
             )
@@ -535,7 +545,7 @@ async def play_game(
                 match,
                 token.token,
                 plan.bot_seeds[seat.seat],
-                factory() if factory else None,
+                players,
                 stderr_path,
                 functools.partial(echo, seat.spec.name)
                 if seat.spec.name in options.show_stderr

@@ -2,11 +2,12 @@
 
 The run plans every game up front (seed labels x groups of bots x seat rotations, engine
 seeds from the run's secret key, see ``_plan``), plays them ``--concurrency`` at a time on
-an embedded server (or ``--server``), shows a progress bar with running standings (and
-the SPRT's LLR with ``--sprt``, which stops the run once it decides), and writes under
-``--out`` each game's result as soon as it ends, its replay and each bot's stderr, then
-``results.json`` (``_folder``). ``--resume`` continues a run that was cut short. Ctrl-C
-stops the run: bot processes are killed and what finished is still reported and written.
+embedded servers in worker processes that also play the built-in bots (or on ``--server``;
+``_workers``), shows a progress bar with running standings (and the SPRT's LLR with
+``--sprt``, which stops the run once it decides), and writes under ``--out`` each game's
+result as soon as it ends, its replay and each bot's stderr, then ``results.json``
+(``_folder``). ``--resume`` continues a run that was cut short. Ctrl-C stops the run: bot
+processes are killed and what finished is still reported and written.
 
 A bot that cannot start, or is gone before the end of its first game, fails the run: the
 other games are cancelled, their bots killed, the bot's last stderr lines printed, and
@@ -18,14 +19,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import functools
 import json
-import logging
 import os
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -43,7 +42,7 @@ from rich.progress import (
 from botarena.clients._aio import AsyncMatchClient
 from botarena.clients._bot import Bot
 from botarena.clients._errors import BotarenaError
-from botarena.clients._retry import RECONNECT_CHANNEL_OPTIONS, RetryPolicy, call_with_retry
+from botarena.clients._retry import RetryPolicy, call_with_retry
 from botarena.clients.runner import _folder
 from botarena.clients.runner._pages import write_index
 from botarena.clients.runner._plan import (
@@ -70,6 +69,7 @@ from botarena.clients.runner._results import results_document, results_table
 from botarena.clients.runner._samples import PairTally
 from botarena.clients.runner._sprt import Sprt, SprtStatus
 from botarena.clients.runner._tables import cross_table, endings_table, versus_table
+from botarena.clients.runner._workers import EmbeddedServerExitedError, Workers, worker_count
 from botarena.server.service import operator_options
 
 __all__ = ["BuiltinBot", "add_match_arguments", "run_match"]
@@ -284,18 +284,9 @@ def _lineup(args: argparse.Namespace, builtin: Mapping[str, BuiltinBot]) -> list
     return specs
 
 
-@contextlib.asynccontextmanager
-async def _server(address: str | None, operator_values: Mapping[str, object]) -> AsyncIterator[str]:
-    if address:
-        yield address
-        return
-    from botarena.clients.testing import start_server_async
-    from botarena.server.service import configure_logging
-
-    # The embedded server's logs would drown the progress bar; keep its warnings.
-    configure_logging(level=logging.WARNING)
-    # The run is the embedded server's only caller, and --concurrency bounds its matches:
-    # the per-caller limits meant for a shared server would only slow it down.
+def _embedded_options(operator_values: Mapping[str, object]) -> dict[str, object]:
+    # The run is the embedded servers' only caller, and --concurrency bounds their
+    # matches: the per-caller limits meant for a shared server would only slow them down.
     options: dict[str, object] = {
         "max_finished_matches": 100,
         "max_matches_per_caller": 0,
@@ -305,8 +296,7 @@ async def _server(address: str | None, operator_values: Mapping[str, object]) ->
         # Said in one line by _operator_values, not as the server's log record.
         options["operator_options"] = operator_values
         options["announce_options"] = False
-    async with start_server_async(**options) as embedded:
-        yield embedded
+    return options
 
 
 def _operator_values(args: argparse.Namespace) -> dict[str, object]:
@@ -461,14 +451,20 @@ async def _play_all(
     for plan in reversed(to_play):
         for index in plan.lineup_at_seat:
             first_game[lineup[index].name] = plan.number
-    async with (
-        _server(args.server, operator_values) as target,
-        AsyncMatchClient(
-            target=target, token=args.admin_token, channel_options=RECONNECT_CHANNEL_OPTIONS
-        ) as client,
-    ):
+    count = worker_count(
+        args.concurrency,
+        embedded=args.server is None,
+        builtin_seats=sum(spec.builtin is not None for spec in lineup),
+    )
+    async with Workers(
+        args.server,
+        count=count,
+        factories=factories,
+        admin_token=args.admin_token,
+        server_options=_embedded_options(operator_values),
+    ) as pool:
         if args.server:
-            await _reach(client, target)
+            await _reach(pool.places[0].client, args.server)
         queue: asyncio.Queue[GamePlan] = asyncio.Queue()
         for plan in to_play:
             queue.put_nowait(plan)
@@ -518,16 +514,17 @@ async def _play_all(
             while not queue.empty():
                 plan = queue.get_nowait()
                 try:
-                    record = await play_game(
-                        client,
-                        target,
-                        plan,
-                        lineup,
-                        options,
-                        factories,
-                        crash_stops_run=functools.partial(_is_first_game, first_game, plan),
-                        echo=echo,
-                    )
+                    with pool.lease() as place:
+                        record = await play_game(
+                            place.client,
+                            place.target,
+                            plan,
+                            lineup,
+                            options,
+                            place,
+                            crash_stops_run=functools.partial(_is_first_game, first_game, plan),
+                            echo=echo,
+                        )
                 except MatchRefusedError as error:
                     # The same refusal awaits every game: report it once and stop.
                     failures += 1
@@ -905,6 +902,9 @@ def run_match(
     except _Unreachable as error:
         console.print(str(error), markup=False, highlight=False, soft_wrap=True)
         return _EXIT_FAILED
+    except EmbeddedServerExitedError as error:
+        failures += 1
+        console.print(f"[red]botarena match: {error}; the run stopped.", highlight=False)
     elapsed = time.monotonic() - started
     title = (
         f"{args.game}: {len(records)} of {len(plans)} games, seeds {args.seed}.."
