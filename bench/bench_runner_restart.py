@@ -23,6 +23,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from botarena.clients.replays import REPLAY_FILE_NAME
 from botarena.clients.testing import ServerProcess
 
 
@@ -64,7 +65,7 @@ def _run(folder: Path, games: int, concurrency: int, down: float | None) -> Run:
                     time.sleep(0.01)
                 created = _created(out)
                 # A game's replay is written once its match is over.
-                in_flight = sum(not (game / "replay.json.gz").exists() for game in created)
+                in_flight = sum(not (game / REPLAY_FILE_NAME).exists() for game in created)
                 server.kill()
                 killed = time.monotonic()
                 time.sleep(down)

@@ -105,6 +105,7 @@ def test_wheel_contains_only_the_botarena_namespace(tmp_path: Path) -> None:
         "botarena/server/games/queendomino/data/dominoes.json",
         "botarena/server/games/queendomino/data/buildings.json",
         "botarena/clients/py.typed",
+        "botarena/server/service/viewers/protobuf.js",
         "botarena/bots/__init__.py",
     ):
         assert expected in names

@@ -5,20 +5,22 @@ fetched from a real server."""
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from pathlib import Path
 
 import grpc
 import pytest
+from google.protobuf import json_format
 
 from botarena.clients.cli import main
-from botarena.clients.replays import load_replay, save_replay
+from botarena.clients.replays import REPLAY_FILE_NAME, load_replay, save_replay
 from botarena.server.service import create_server
 from botarena.v1 import match_pb2, match_service_pb2, match_service_pb2_grpc
 
 
 def _file(replay: match_pb2.Replay, tmp_path: Path) -> str:
-    return str(save_replay(replay, tmp_path / "replay.json.gz"))
+    return str(save_replay(replay, tmp_path / REPLAY_FILE_NAME))
 
 
 @pytest.mark.parametrize("game", ["qwirkle", "qwixx", "queendomino"])
@@ -79,6 +81,30 @@ def test_step_without_a_terminal_prints_every_version(
     assert "legend" in out
 
 
+@pytest.mark.parametrize("compact", [False, True], ids=["pretty", "compact"])
+def test_json_writes_the_proto3_json_that_reads_back_to_the_same_replay(
+    compact: bool, replays: dict[str, match_pb2.Replay], tmp_path: Path
+) -> None:
+    replay = replays["queendomino"]
+    out = tmp_path / "replay.json"
+    argv = ["replay", _file(replay, tmp_path), "--json", str(out)]
+    assert main(argv + (["--compact"] if compact else [])) == 0
+    text = out.read_text(encoding="utf-8")
+    assert (text.count("\n") == 1) == compact
+    assert json_format.ParseDict(json.loads(text), match_pb2.Replay()) == replay
+    assert load_replay(out) == replay  # and botarena reads it as a replay file
+
+
+def test_json_to_standard_output_is_the_json_alone(
+    replays: dict[str, match_pb2.Replay], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    replay = replays["qwixx"]
+    assert main(["replay", _file(replay, tmp_path), "--json", "-", "--compact"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out) == json_format.MessageToDict(replay)
+    assert replay.match.name in captured.err  # the summary, out of the JSON's way
+
+
 def test_a_file_the_engine_disagrees_with_is_refused(
     replays: dict[str, match_pb2.Replay], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -102,7 +128,7 @@ def test_an_old_or_unknown_file_gets_a_one_line_error(
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0
     assert "not a replay" in err
-    assert main(["replay", str(tmp_path / "missing.json.gz")]) == 1
+    assert main(["replay", str(tmp_path / "missing.binpb.gz")]) == 1
     assert "No such file" in capsys.readouterr().err
 
 
@@ -140,7 +166,7 @@ def test_a_match_is_fetched_from_a_server_and_saved(
 
     async def scenario() -> None:
         name, port, server = await play()
-        saved = tmp_path / "fetched.json.gz"
+        saved = tmp_path / "fetched.binpb.gz"
         argv = ["replay", name, "--server", f"127.0.0.1:{port}", "--save", str(saved)]
         try:
             status = await asyncio.to_thread(main, argv)

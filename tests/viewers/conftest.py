@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from botarena.bots import BUILTIN_BOTS, RandomBot
+from botarena.bots import BUILTIN_BOTS, HeuristicQwixxBot, RandomBot
 from botarena.clients import Bot
 from botarena.server.games import get_rules
 from botarena.server.match import IllegalMoveRejectedError, Match, MatchManager, MatchSettings
@@ -180,6 +180,17 @@ def make_game(
     page = directory / (re.sub(r"\W+", "-", "-".join((game, *names))) + ".html")
     page.write_text(build_html(replay), encoding="utf-8")
     return PlayedGame(match, replay, page, tuple(names), stand_ins, illegal)
+
+
+def make_forfeit_game(directory: Path) -> PlayedGame:
+    """A 3-seat Qwixx game whose third seat ("quitter") resigns at version 12."""
+    return make_game(
+        directory,
+        "qwixx",
+        ("heuristic", "random", "quitter"),
+        bots=[HeuristicQwixxBot(), RandomBot(), RandomBot()],
+        resign=(12, 2),
+    )
 
 
 GAMES = tuple(plugin.name for plugin in PLUGINS)

@@ -9,9 +9,9 @@ import re
 from pathlib import Path
 
 import pytest
-from google.protobuf import json_format
 
-from botarena.clients.replays import save_replay
+from botarena.clients.replays import REPLAY_FILE_NAME, save_replay
+from botarena.server.service.viewers._schema import message_schema
 from botarena.server.service.viewers.html import IndexEntry, IndexSeat, build_html, build_index
 from botarena.v1 import match_pb2
 
@@ -42,8 +42,17 @@ def test_a_page_loads_nothing_from_anywhere(name: str, games: dict[str, PlayedGa
 @pytest.mark.parametrize("name", GAMES)
 def test_a_page_embeds_the_whole_replay(name: str, games: dict[str, PlayedGame]) -> None:
     game = games[name]
-    data = json.loads(gzip.decompress(_embedded(game.page.read_text(encoding="utf-8"))))
-    assert json_format.ParseDict(data, match_pb2.Replay()) == game.replay
+    data = gzip.decompress(_embedded(game.page.read_text(encoding="utf-8")))
+    assert match_pb2.Replay.FromString(data) == game.replay  # binary protobuf
+
+
+def test_a_page_embeds_the_decoders_schema(games: dict[str, PlayedGame]) -> None:
+    page = games["qwixx"].page.read_text(encoding="utf-8")
+    found = re.search(
+        r'<script id="botarena-schema" type="application/json">\s*(.*?)\s*</script>', page
+    )
+    assert found is not None
+    assert json.loads(found.group(1)) == message_schema(match_pb2.Replay.DESCRIPTOR)
 
 
 def test_the_same_replay_makes_the_same_page(games: dict[str, PlayedGame]) -> None:
@@ -53,7 +62,7 @@ def test_the_same_replay_makes_the_same_page(games: dict[str, PlayedGame]) -> No
 
 def test_a_replay_file_is_embedded_as_it_is(games: dict[str, PlayedGame], tmp_path: Path) -> None:
     replay = games["queendomino"].replay
-    path = save_replay(replay, tmp_path / "replay.json.gz")
+    path = save_replay(replay, tmp_path / REPLAY_FILE_NAME)
     page = build_html(replay, encoded=path.read_bytes(), index="../../index.html")
     assert _embedded(page) == path.read_bytes()
     assert 'data-index="../../index.html"' in page

@@ -15,12 +15,11 @@ from typing import Any
 
 import pytest
 
-from botarena.bots import HeuristicQwixxBot, RandomBot
 from botarena.server.games.qwixx import Colour
 from botarena.server.service.viewers.html import build_html
 from botarena.v1 import match_pb2
 
-from .conftest import GAMES, Page, PlayedGame, make_game
+from .conftest import GAMES, Page, PlayedGame, make_forfeit_game, make_game
 
 
 def _qwirkle_counts(game: PlayedGame, version: int | None) -> dict[str, int]:
@@ -239,13 +238,7 @@ def test_the_move_list_marks_stand_ins_and_shows_think_times(
 
 
 def test_a_forfeit_is_marked_in_the_move_list_and_on_the_seat(tmp_path: Path, tab: Page) -> None:
-    game = make_game(
-        tmp_path,
-        "qwixx",
-        ("heuristic", "random", "quitter"),
-        bots=[HeuristicQwixxBot(), RandomBot(), RandomBot()],
-        resign=(12, 2),
-    )
+    game = make_forfeit_game(tmp_path)
     page = tab.open(game.page)
     forfeit = page.locator("[data-testid=moves] li[data-kind=seatForfeited]")
     assert forfeit.count() == 1

@@ -4,8 +4,11 @@ them, ``botarena replay FILE --html OUT`` one viewer."""
 from __future__ import annotations
 
 import argparse
+import base64
+import gzip
 import io
 import json
+import stat
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -13,8 +16,9 @@ from rich.console import Console
 
 from botarena.bots import BUILTIN_BOTS
 from botarena.clients.cli import main
-from botarena.clients.replays import save_replay
+from botarena.clients.replays import REPLAY_FILE_NAME, load_replay, save_replay
 from botarena.clients.runner import add_match_arguments, run_match
+from botarena.v1 import match_pb2
 
 from .conftest import Page, PlayedGame
 
@@ -60,11 +64,31 @@ def test_the_index_links_every_game_to_its_viewer(tmp_path: Path, tab: Page) -> 
     assert page.url == index.resolve().as_uri()
 
 
+def test_the_runners_replay_files_are_binary_mode_0644_and_embedded_as_they_are(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "run"
+    status, _ = _run("--game", "qwirkle", "--bot", "greedy", "--bot", "random", "--games", "2",
+                     "--out", str(out))  # fmt: skip
+    assert status == 0
+    results = json.loads((out / "results.json").read_text())
+    for game in results["games"]:
+        path = Path(game["replay"])
+        assert path.name == REPLAY_FILE_NAME == "replay.binpb.gz"
+        assert stat.S_IMODE(path.stat().st_mode) == 0o644
+        replay = match_pb2.Replay.FromString(gzip.decompress(path.read_bytes()))
+        assert replay == load_replay(path)
+        assert [seat.display_name for seat in replay.match.seats] == game["bots"]
+        page = path.with_name("viewer.html").read_text(encoding="utf-8")
+        assert base64.b64encode(path.read_bytes()).decode() in page
+    assert not list(out.rglob("*.json.gz"))
+
+
 def test_botarena_replay_html_writes_a_page_of_the_file(
     tmp_path: Path, games: dict[str, PlayedGame], tab: Page
 ) -> None:
     game = games["queendomino"]
-    replay = save_replay(game.replay, tmp_path / "replay.json.gz")
+    replay = save_replay(game.replay, tmp_path / REPLAY_FILE_NAME)
     out = tmp_path / "game.html"
     with ThreadPoolExecutor(max_workers=1) as pool:
         status = pool.submit(main, ["replay", str(replay), "--html", str(out)]).result()

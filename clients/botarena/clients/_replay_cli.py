@@ -1,4 +1,5 @@
-"""``botarena replay``: a finished match's summary, its board at any version, its HTML viewer.
+"""``botarena replay``: a finished match's summary, its board at any version, its HTML viewer,
+its proto3 JSON.
 
 The source is a replay file (docs/replays.md) or ``matches/ID`` on a server (GetReplay).
 Every replay is played again through the engine first and refused loudly when the file
@@ -33,9 +34,10 @@ def add_replay_parser(commands: Any, add_operator_options: Any) -> None:
         "replay",
         formatter_class=DefaultsHelpFormatter,
         help="show a finished match: summary, board at any version, HTML viewer",
-        description="Show a finished match from a replay file (replay.json.gz, or a "
-        "runner's older replay.jsonl) or from a server (matches/ID). The moves are played "
-        "again through the engine first; a file the engine disagrees with is refused.",
+        description="Show a finished match from a replay file (replay.binpb.gz, an older "
+        "replay.json.gz, or a runner's replay.jsonl) or from a server (matches/ID). The "
+        "moves are played again through the engine first; a file the engine disagrees "
+        "with is refused.",
     )
     replay.add_argument("source", help="a replay file, or matches/ID with --server")
     replay.add_argument(
@@ -60,7 +62,19 @@ def add_replay_parser(commands: Any, add_operator_options: Any) -> None:
         "--html", type=Path, metavar="OUT", help="write a self-contained HTML viewer to OUT"
     )
     replay.add_argument(
-        "--save", type=Path, metavar="FILE", help="write the replay to FILE (replay.json.gz form)"
+        "--save",
+        type=Path,
+        metavar="FILE",
+        help="write the replay to FILE as a replay file holds it (gzip'd binary protobuf)",
+    )
+    replay.add_argument(
+        "--json",
+        metavar="OUT",
+        help="write the replay's proto3 JSON to OUT ('-': standard output, and the summary "
+        "goes to standard error)",
+    )
+    replay.add_argument(
+        "--compact", action="store_true", help="with --json: on one line, no spaces"
     )
     replay.add_argument(
         "--no-check", action="store_true", help="do not play the moves again through the engine"
@@ -71,11 +85,13 @@ def add_replay_parser(commands: Any, add_operator_options: Any) -> None:
 def run_replay_command(args: argparse.Namespace, options: Mapping[str, object]) -> int:
     """Run ``botarena replay``; return the exit status."""
     from botarena.clients import BotarenaError
-    from botarena.clients.replays import ReplayFormatError, save_replay
+    from botarena.clients.replays import ReplayFormatError, replay_json, save_replay
     from botarena.server.service import config_overrides
     from botarena.server.service._replays import ReplayMismatchError, check_replay
 
-    console = Console(highlight=False)
+    to_stdout = args.json == "-"
+    # With the JSON on standard output, everything else goes to standard error.
+    console = Console(highlight=False, stderr=to_stdout)
     overrides = config_overrides(dict(options))
     try:
         replay = _load(args.source, args.server, overrides)
@@ -91,6 +107,14 @@ def run_replay_command(args: argparse.Namespace, options: Mapping[str, object]) 
         _error(f"botarena replay: {error}")
         return 1
     console.print(summary(replay))
+    if args.json is not None:
+        text = replay_json(replay, indent=None if args.compact else 2) + "\n"
+        if to_stdout:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        else:
+            Path(args.json).write_text(text, encoding="utf-8")
+            console.print(f"JSON written to {args.json}")
     if args.save is not None:
         console.print(f"replay written to {save_replay(replay, args.save)}")
     if args.html is not None:

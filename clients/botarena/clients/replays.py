@@ -1,14 +1,17 @@
 """Replay files: a finished match in one file (docs/replays.md).
 
-A replay file is the proto3 JSON of one ``botarena.v1.Replay`` message, gzip-compressed
-(``replay.json.gz``; a plain ``.json`` file loads too): every event, every seat's view
-after it, the game's secrets and the engine seed. Any language reads it with a JSON
-parser, or with protobuf's JSON parser into the generated ``Replay`` type.
+A replay file is one ``botarena.v1.Replay`` message in binary protobuf, gzip-compressed
+(``replay.binpb.gz``): every event, every seat's view after it, the game's secrets and
+the engine seed. Any language reads it with protobuf's generated ``Replay`` type
+(``proto/botarena/v1/*.proto``); ``botarena replay FILE --json -`` prints its proto3
+JSON. :func:`load_replay` tells the forms apart by their content, not their names: plain
+binary, and the proto3 JSON that replay files held before (``.json.gz``, ``.json``),
+load too.
 
-Format versions: 2 is this one. Version 1 was the runner's ``replay.jsonl`` (a header
-line and the events, no views); :func:`load_replay` still reads it, making the views
-again through the engine. Any other version is refused with :class:`ReplayFormatError`
-naming it.
+Format versions: 2 is this one (binary, or proto3 JSON in older files). Version 1 was
+the runner's ``replay.jsonl`` (a header line and the events, no views); :func:`load_replay`
+still reads it, making the views again through the engine. Any other version is refused
+with :class:`ReplayFormatError` naming it.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from google.protobuf import json_format
+from google.protobuf.message import DecodeError
 
 from botarena.v1 import match_pb2
 
@@ -34,31 +38,40 @@ __all__ = [
     "save_replay",
 ]
 
-REPLAY_FILE_NAME = "replay.json.gz"
+REPLAY_FILE_NAME = "replay.binpb.gz"
 """The name the runner gives each game's replay file."""
 
 READABLE_FORMAT_VERSIONS = (1, 2)
 """The format versions :func:`load_replay` reads."""
 
 _GZIP_MAGIC = b"\x1f\x8b"
+_FILE_MODE = 0o644
+"""A replay file's mode (``mkstemp`` makes 0600)."""
+_NOT_A_REPLAY = "not a replay (neither proto3 JSON nor a binary botarena.v1.Replay)"
 
 
 class ReplayFormatError(ValueError):
     """The file is no replay, or one of a format version this botarena cannot read."""
 
 
-def replay_json(replay: match_pb2.Replay) -> str:
-    """Return ``replay`` as compact proto3 JSON (lowerCamelCase names, enum names)."""
-    return json.dumps(json_format.MessageToDict(replay), separators=(",", ":"))
+def replay_json(replay: match_pb2.Replay, *, indent: int | None = None) -> str:
+    """Return ``replay`` as proto3 JSON (lowerCamelCase names, enum names): compact, or
+    pretty-printed with ``indent`` spaces."""
+    data = json_format.MessageToDict(replay)
+    if indent is None:
+        return json.dumps(data, separators=(",", ":"))
+    return json.dumps(data, indent=indent, ensure_ascii=False)
 
 
 def save_replay(replay: match_pb2.Replay, path: Path | str) -> Path:
-    """Write ``replay`` to ``path`` (gzip'd JSON) atomically: a reader sees the whole file
-    or none. Returns the path."""
+    """Write ``replay`` to ``path`` (gzip'd binary protobuf, whatever the name) atomically:
+    a reader sees the whole file or none. The file gets mode 0644, as the runner's other
+    files do. Returns the path."""
     path = Path(path)
-    data = gzip.compress(replay_json(replay).encode(), compresslevel=6, mtime=0)
+    data = gzip.compress(replay.SerializeToString(deterministic=True), compresslevel=6, mtime=0)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
+        os.fchmod(handle, _FILE_MODE)
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
         os.replace(temporary, path)
@@ -73,9 +86,12 @@ def load_replay(
 ) -> match_pb2.Replay:
     """Read a replay file of any readable format version.
 
+    The form is told by the content: gzip or not, then proto3 JSON (``{`` first, after
+    any white space) or binary protobuf.
+
     Args:
-        path: A ``.json.gz`` or ``.json`` replay (version 2), or a ``replay.jsonl``
-            (version 1).
+        path: A version 2 replay: binary protobuf (``replay.binpb.gz``, or plain) or
+            proto3 JSON (``.json.gz``, ``.json``); or a version 1 ``replay.jsonl``.
         overrides: For a version 1 file: the config overrides of the server that played
             it (``{"queendomino": {"buildings": table}}``), to make the views with.
 
@@ -90,6 +106,8 @@ def load_replay(
             raw = gzip.decompress(raw)
         except (OSError, EOFError) as error:
             raise ReplayFormatError(f"{path}: a damaged gzip file ({error})") from None
+    if not raw.lstrip(b" \t\r\n").startswith(b"{"):
+        return _binary(path, raw)
     text = raw.decode("utf-8", errors="replace")
     first_line = text.split("\n", 1)[0]
     try:
@@ -114,10 +132,26 @@ def load_replay(
     return replay
 
 
+def _binary(path: Path | str, raw: bytes) -> match_pb2.Replay:
+    """A binary ``Replay``; anything that does not parse, or has no version, is none."""
+    replay = match_pb2.Replay()
+    try:
+        replay.ParseFromString(raw)
+    except DecodeError as error:
+        raise ReplayFormatError(f"{path}: {_NOT_A_REPLAY}: {error}") from None
+    if replay.format_version == 0:
+        raise ReplayFormatError(f"{path}: {_NOT_A_REPLAY}: no format version")
+    if replay.format_version != 2:
+        raise ReplayFormatError(_version_message(path, replay.format_version))
+    return replay
+
+
 def _version_message(path: Path | str, version: object) -> str:
     readable = ", ".join(str(v) for v in READABLE_FORMAT_VERSIONS)
     if version is None:
         return f"{path}: not a replay (no format version)"
+    if version == 1:  # readable, but only as what the runner wrote then
+        return f"{path}: not a replay (format version 1 replays are replay.jsonl files)"
     return (
         f"{path}: replay format version {version} is not supported; this botarena reads "
         f"versions {readable} (a newer botarena wrote it?)"

@@ -4,7 +4,7 @@ Layout::
 
     DIR/plan.json                   the options that define the run, its seed key included
     DIR/games/00001/result.json     the game's full record, written once it ended
-    DIR/games/00001/replay.json.gz  its replay (docs/replays.md)
+    DIR/games/00001/replay.binpb.gz its replay (docs/replays.md)
     DIR/games/00001/seatN-NAME.stderr  each bot's output
     DIR/results.json                the summary of the run, written at its end
 

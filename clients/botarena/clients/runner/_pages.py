@@ -29,8 +29,8 @@ def write_game_viewer(replay: match_pb2.Replay, replay_path: Path) -> Path:
     """Write the viewer of ``replay`` beside its file ``replay_path`` (``--out``'s
     ``games/NNNNN/``) and return its path.
 
-    The page embeds the file's bytes as they are (encoding the JSON again would take as
-    long as writing the file did) and links back to the run's index.
+    The page embeds the file's bytes as they are (gzip'd binary protobuf, which the
+    page decodes itself) and links back to the run's index.
     """
     path = replay_path.with_name(VIEWER_FILE_NAME)
     index = f"../../{INDEX_FILE_NAME}"

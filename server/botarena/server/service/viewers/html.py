@@ -3,10 +3,12 @@
 :func:`build_html` turns a ``botarena.v1.Replay`` into one HTML file that needs nothing
 else: the CSS, the common viewer (``viewer.js``), the game's renderer (its plugin's
 ``viewer`` script, such as ``qwirkle.js``) and the replay itself are inline, so it works
-from ``file://`` with no network. The replay is embedded as gzip'd proto3 JSON in base64,
-unpacked by the browser's ``DecompressionStream``: a step holds every seat's full view,
-so the JSON of a game is 1-4 MB but 15-60 KB gzip'd (docs/replays.md, "Browser
-renderers"). :func:`build_index` makes the page that lists a run's games.
+from ``file://`` with no network. The replay is embedded as a replay file holds it,
+gzip'd binary protobuf, in base64: the browser's ``DecompressionStream`` unpacks it and
+``protobuf.js`` decodes it, with a table of the messages made here from their
+descriptors (``_schema.py``), into the proto3 JSON object the renderers read
+(docs/replays.md, "Browser renderers"). :func:`build_index` makes the page that lists a
+run's games.
 """
 
 from __future__ import annotations
@@ -14,15 +16,13 @@ from __future__ import annotations
 import base64
 import gzip
 import html
-import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from google.protobuf import json_format
-
 from botarena.server.service._registry import plugin_for_proto
+from botarena.server.service.viewers._schema import replay_schema
 from botarena.v1 import match_pb2
 
 __all__ = ["IndexEntry", "IndexSeat", "build_html", "build_index"]
@@ -53,6 +53,12 @@ _PAGE = (
 </div>
 <script id="botarena-replay" type="application/octet-stream" data-encoding="gzip+base64">
 @@DATA@@
+</script>
+<script id="botarena-schema" type="application/json">
+@@SCHEMA@@
+</script>
+<script>
+@@PROTOBUF@@
 </script>
 <script>
 @@VIEWER@@
@@ -131,9 +137,9 @@ def build_html(
     Args:
         replay: A finished match's replay (``encode_replay``, ``GetReplay``).
         title: The page's title; by default the game and the seats' names.
-        encoded: The same replay as a replay file holds it (gzip'd proto3 JSON), to embed
-            as it is: encoding a long match's JSON takes seconds, and the runner has
-            just written the file.
+        encoded: The same replay as a replay file holds it (gzip'd binary protobuf; an
+            older file's gzip'd proto3 JSON reads too), to embed as it is: the runner
+            has just written the file.
         index: A link back to the page listing the run's games (relative), if any.
 
     Raises:
@@ -146,8 +152,8 @@ def build_html(
     viewer = plugin.viewer
     title = title or f"{plugin.title}: {' vs '.join(_names(replay.match))}"
     if encoded is None:
-        text = json.dumps(json_format.MessageToDict(replay), separators=(",", ":"))
-        encoded = gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)
+        binary = replay.SerializeToString(deterministic=True)
+        encoded = gzip.compress(binary, compresslevel=9, mtime=0)
     return _fill(
         _PAGE,
         {
@@ -157,6 +163,8 @@ def build_html(
             "SUMMARY": html.escape(_summary(replay.match, plugin.title)),
             "CSS": _inline(_asset("viewer.css"), "viewer.css"),
             "DATA": base64.b64encode(encoded).decode("ascii"),
+            "SCHEMA": _inline(replay_schema(), "the replay schema"),
+            "PROTOBUF": _inline(_asset("protobuf.js"), "protobuf.js"),
             "VIEWER": _inline(_asset("viewer.js"), "viewer.js"),
             "RENDERER": _inline(viewer.script_source(), viewer.script),
         },

@@ -1,8 +1,9 @@
 /* The botarena replay viewer: the page around a game's renderer.
  *
- * It reads a botarena.v1.Replay (proto3 JSON, docs/replays.md) and shows one step at a
- * time: the game's renderer draws the board, the viewer draws everything every game has
- * (players, a score chart, the move list, the controls). Renderers register themselves
+ * It reads a botarena.v1.Replay (binary protobuf, which protobuf.js decodes into its
+ * proto3 JSON object; docs/replays.md) and shows one step at a time: the game's renderer
+ * draws the board, the viewer draws everything every game has (players, a score chart,
+ * the move list, the controls). Renderers register themselves
  * with `botarena.register(game, renderer)`; the contract is in docs/replays.md,
  * "Browser renderers". Plain modern JavaScript: no framework, no network.
  */
@@ -146,16 +147,26 @@
 
   // ------------------------------------------------------------------ data
 
-  /** Decode the replay embedded in a <script type="application/octet-stream"> element. */
-  async function decodeReplay(element) {
+  /**
+   * Decode the replay embedded in a <script type="application/octet-stream"> element: a
+   * replay file's bytes in base64, gzip'd binary protobuf (or an older file's proto3
+   * JSON), into its proto3 JSON object. `schema` is the <script type="application/json">
+   * holding the protobuf decoder's table (viewers/_schema.py).
+   */
+  async function decodeReplay(element, schema = document.getElementById("botarena-schema")) {
     const text = element.textContent.trim();
     if (element.dataset.encoding === "json") return JSON.parse(text);
     if (typeof DecompressionStream === "undefined") {
       throw new Error("This browser cannot unpack the replay (no DecompressionStream).");
     }
-    const bytes = Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
-    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-    return JSON.parse(await new Response(stream).text());
+    const packed = Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+    const stream = new Blob([packed]).stream().pipeThrough(new DecompressionStream("gzip"));
+    const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
+    // Proto3 JSON starts with "{" after any white space; binary protobuf never does.
+    const first = bytes.findIndex((byte) => byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d);
+    if (first >= 0 && bytes[first] === 0x7b) return JSON.parse(new TextDecoder().decode(bytes));
+    if (!schema) throw new Error("The page has no schema to decode the replay with.");
+    return botarenaProtobuf.decode(JSON.parse(schema.textContent), bytes);
   }
 
   // ------------------------------------------------------------------ the viewer
