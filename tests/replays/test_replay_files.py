@@ -177,3 +177,19 @@ def test_a_replay_without_its_seed_cannot_be_checked(replays: dict[str, match_pb
     replay.match.config.ClearField("seed")
     with pytest.raises(ReplayMismatchError, match="no seed"):
         check_replay(replay)
+
+
+@pytest.mark.parametrize(
+    ("name", "head"),
+    [("m.binpb.gz", b"\x1f\x8b"), ("m.json", b"{"), ("m.json.gz", b"\x1f\x8b")],
+)
+def test_a_saved_replay_takes_the_form_its_name_asks_for(
+    name: str, head: bytes, replays: dict[str, match_pb2.Replay], tmp_path: Path
+) -> None:
+    path = save_replay(replays["qwixx"], tmp_path / name)
+    assert path.read_bytes().startswith(head)
+    if name.endswith(".json.gz"):
+        assert gzip.decompress(path.read_bytes()).startswith(b"{")
+    elif name.endswith(".binpb.gz"):
+        assert not gzip.decompress(path.read_bytes()).startswith(b"{")
+    assert load_replay(path) == replays["qwixx"]

@@ -65,7 +65,8 @@ def add_replay_parser(commands: Any, add_operator_options: Any) -> None:
         "--save",
         type=Path,
         metavar="FILE",
-        help="write the replay to FILE as a replay file holds it (gzip'd binary protobuf)",
+        help="write the replay to FILE: gzip'd binary protobuf, or proto3 JSON for a name "
+        "ending in .json (.json.gz: gzip'd)",
     )
     replay.add_argument(
         "--json",

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -27,6 +25,7 @@ from typing import Any
 from google.protobuf import json_format
 from google.protobuf.message import DecodeError
 
+from botarena.clients._files import write_atomically
 from botarena.v1 import match_pb2
 
 __all__ = [
@@ -45,8 +44,6 @@ READABLE_FORMAT_VERSIONS = (1, 2)
 """The format versions :func:`load_replay` reads."""
 
 _GZIP_MAGIC = b"\x1f\x8b"
-_FILE_MODE = 0o644
-"""A replay file's mode (``mkstemp`` makes 0600)."""
 _NOT_A_REPLAY = "not a replay (neither proto3 JSON nor a binary botarena.v1.Replay)"
 
 
@@ -64,21 +61,19 @@ def replay_json(replay: match_pb2.Replay, *, indent: int | None = None) -> str:
 
 
 def save_replay(replay: match_pb2.Replay, path: Path | str) -> Path:
-    """Write ``replay`` to ``path`` (gzip'd binary protobuf, whatever the name) atomically:
-    a reader sees the whole file or none. The file gets mode 0644, as the runner's other
-    files do. Returns the path."""
+    """Write ``replay`` to ``path`` atomically (a reader sees the whole file or none),
+    mode 0644, in the form its name asks for: ``.json`` proto3 JSON, ``.json.gz`` the
+    same gzip'd, anything else gzip'd binary protobuf (``replay.binpb.gz``). Returns the
+    path."""
     path = Path(path)
-    data = gzip.compress(replay.SerializeToString(deterministic=True), compresslevel=6, mtime=0)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        os.fchmod(handle, _FILE_MODE)
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return path
+    name = path.name.lower()
+    if name.endswith(".json"):
+        data = replay_json(replay).encode()
+    elif name.endswith(".json.gz"):
+        data = gzip.compress(replay_json(replay).encode(), compresslevel=6, mtime=0)
+    else:
+        data = gzip.compress(replay.SerializeToString(deterministic=True), compresslevel=6, mtime=0)
+    return write_atomically(path, data)
 
 
 def load_replay(

@@ -18,12 +18,12 @@ continues it, ``--force`` starts over).
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from botarena.clients._files import write_atomically
 from botarena.clients.runner._plan import GamePlan
 from botarena.clients.runner._records import GameRecord, record_document, record_from_document
 
@@ -57,22 +57,9 @@ def game_folder(out: Path, number: int) -> Path:
 
 
 def write_json(path: Path, document: Mapping[str, Any] | list[Any]) -> None:
-    """Write ``document`` to ``path`` atomically: a temporary file, then a rename.
-
-    Not fsynced: a killed runner leaves whole files either way, and the few
-    milliseconds a sync takes, game after game, would hold up the run's event loop; a
-    power cut may lose the last results, which ``--resume`` plays again.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # One writer per file (the runner), so a fixed name beside it is enough.
-    temporary = path.with_name(f".{path.name}.tmp")
-    try:
-        with open(temporary, "w") as stream:
-            stream.write(json.dumps(document, indent=2) + "\n")
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+    """Write ``document`` to ``path`` atomically (``write_atomically``: not fsynced; a
+    power cut may lose the last results, which ``--resume`` plays again)."""
+    write_atomically(path, (json.dumps(document, indent=2) + "\n").encode())
 
 
 def prepare_folder(out: Path) -> None:

@@ -11,6 +11,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from botarena.clients._files import write_atomically
 from botarena.clients.runner._plan import BotSpec
 from botarena.clients.runner._results import GameRecord
 from botarena.server.service.viewers.html import IndexEntry, IndexSeat, build_html, build_index
@@ -35,7 +36,7 @@ def write_game_viewer(replay: match_pb2.Replay, replay_path: Path) -> Path:
     path = replay_path.with_name(VIEWER_FILE_NAME)
     index = f"../../{INDEX_FILE_NAME}"
     page = build_html(replay, encoded=replay_path.read_bytes(), index=index)
-    path.write_text(page, encoding="utf-8")
+    write_atomically(path, page.encode())
     return path
 
 
@@ -66,5 +67,5 @@ def write_index(
             )
         )
     path = out / INDEX_FILE_NAME
-    path.write_text(build_index(entries, title=title), encoding="utf-8")
+    write_atomically(path, build_index(entries, title=title).encode())
     return path
