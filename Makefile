@@ -63,7 +63,7 @@ test: $(INSTALL_STAMP) $(NODE_CLIENT) browser ## run the test suite (tests/viewe
 	$(BIN)/pytest
 
 demo: $(INSTALL_STAMP) ## install, then play greedy vs random at Qwirkle on an embedded server
-	$(BIN)/botarena match --game qwirkle --bot greedy --bot random --games 20 --concurrency 2 --seed 1 --out runs/demo
+	$(BIN)/botarena match --game qwirkle --bot greedy --bot random --games 20 --concurrency 2 --seed 1 --out runs/demo --force
 
 DURATION ?= 60
 ladder-demo: $(INSTALL_STAMP) ## a ladder server, random and greedy connected for DURATION s (60), then the leaderboard
