@@ -87,6 +87,19 @@ def test_a_wrong_ca_fails_with_a_clear_error(tls_files: Any) -> None:
     assert "\n" not in message
 
 
+def test_a_certificate_that_does_not_name_the_host_is_named_as_the_cause(
+    tls_files: Any,
+) -> None:
+    # The certificate names 127.0.0.1 and localhost; the channel checks another name.
+    elsewhere = [("grpc.ssl_target_name_override", "elsewhere.example")]
+    with (
+        start_server(credentials=tls_files.server_credentials()) as address,
+        MatchClient(target=tls_files.target(address), channel_options=elsewhere) as client,
+        pytest.raises(TlsError, match="the server's certificate does not name this host"),
+    ):
+        client.create_match(QWIRKLE)
+
+
 def test_a_tls_client_of_a_plaintext_server_is_told_the_server_is_plaintext(
     tls_files: Any,
 ) -> None:

@@ -199,20 +199,27 @@ def test_node_bots_take_the_tls_flags(node_bots: dict[str, str], tls_files: Any)
 
 
 @pytest.mark.parametrize(
-    ("server", "cause"),
+    ("tls_server", "client", "cause"),
     [
-        ("plaintext", "in plaintext: the server speaks TLS"),
-        ("wrong-ca", "the server's certificate is not signed by the CA in"),
+        (True, "plaintext", "in plaintext: the server speaks TLS"),
+        (True, "wrong-ca", "the server's certificate is not signed by the CA in"),
+        (False, "tls", "over TLS: the server speaks plaintext gRPC"),
     ],
+    ids=["plaintext-client", "wrong-ca", "plaintext-server"],
 )
 def test_a_node_bot_names_a_tls_mismatch_in_one_line(
-    server: str, cause: str, node_bots: dict[str, str], tls_files: Any
+    tls_server: bool, client: str, cause: str, node_bots: dict[str, str], tls_files: Any
 ) -> None:
-    with start_server(credentials=tls_files.server_credentials()) as address:
-        tokens = _create_match(tls_files.target(address))
-        wrong = {"plaintext": address, "wrong-ca": tls_files.target(address, ca=tls_files.other_ca)}
+    credentials = tls_files.server_credentials() if tls_server else None
+    with start_server(credentials=credentials) as address:
+        tokens = _create_match(tls_files.target(address) if tls_server else address)
+        servers = {
+            "plaintext": address,
+            "wrong-ca": tls_files.target(address, ca=tls_files.other_ca),
+            "tls": tls_files.target(address),
+        }
         started = time.monotonic()
-        bot = _node_bot(node_bots, "--server", wrong[server], "--token", tokens[0])
+        bot = _node_bot(node_bots, "--server", servers[client], "--token", tokens[0])
     assert bot.returncode == 1
     errors = [line for line in bot.stderr.splitlines() if "cannot play the seat" in line]
     assert len(errors) == 1, bot.stderr
