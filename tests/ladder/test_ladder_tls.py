@@ -7,6 +7,11 @@ from __future__ import annotations
 import asyncio
 import functools
 import re
+import shlex
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -101,3 +106,51 @@ def test_ladder_connect_with_a_wrong_ca_ends_with_one_line(
         f"not signed by the CA in {tls_files.other_ca} (a wrong CA? give the one that signed "
         "it: --tls-ca PEM or ?ca=PATH)"
     ]
+
+
+_RECORDING_BOT = """
+import os, sys
+from botarena.bots import RandomBot
+from botarena.clients import bot_main
+
+# What `ladder connect --command` handed over, for the test to read.
+with open(sys.argv[1], "a") as record:
+    server = sys.argv[sys.argv.index("--server") + 1]
+    print(server, os.environ["BOTARENA_SERVER"], file=record)
+raise SystemExit(bot_main(RandomBot, sys.argv[2:]))
+"""
+
+
+def test_ladder_connect_hands_a_bot_command_the_tls_server_string(
+    tmp_path: Path, tls_files: Any
+) -> None:
+    ladder = _ladder(tmp_path / "ladder.db")
+    _, command_secret = ladder.register("command", "", "qwirkle")
+    _, random_secret = ladder.register("random", "", "qwirkle")
+    script, record = tmp_path / "recording_bot.py", tmp_path / "servers.txt"
+    script.write_text(_RECORDING_BOT)
+    connect = [sys.executable, "-m", "botarena.clients.cli", "ladder", "connect"]
+    with start_server(ladder=ladder, credentials=tls_files.server_credentials()) as address:
+        bot_command = shlex.join([sys.executable, str(script), str(record)])
+        # The flags form: the command gets the one-string form of the same server.
+        target = tls_files.target(address)
+        flags = ["--server", address, "--tls-ca", tls_files.ca]
+        players = [
+            [*connect, "--command", bot_command, "--secret", command_secret, *flags],
+            [*connect, "--bot", "random", "--secret", random_secret, "--server", target],
+        ]
+        processes = [subprocess.Popen(player, stdout=subprocess.DEVNULL) for player in players]
+        try:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and len(_lines(record)) < 2:
+                time.sleep(0.1)
+        finally:
+            for process in processes:
+                process.send_signal(signal.SIGINT)
+            for process in processes:
+                process.wait(timeout=30)
+    assert _lines(record)[:2] == [f"{target} {target}"] * 2
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
