@@ -366,10 +366,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "serve":
         from botarena.server.service import configure_logging
 
+        try:
+            # Before logging is set up: a refusal leaves the process's logging alone.
+            credentials = _server_credentials(args)
+        except ValueError as error:
+            print(f"botarena serve: {error}", file=sys.stderr)
+            return 2
         json = {"auto": None, "json": True, "console": False}[args.log_format]
         configure_logging(level=getattr(logging, args.log_level.upper()), json=json)
         try:
-            credentials = _server_credentials(args)
             options = _load_operator_options(args)
         except ValueError as error:
             print(f"botarena serve: {error}", file=sys.stderr)
