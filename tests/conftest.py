@@ -1,12 +1,20 @@
+# mypy: disable-error-code="import-untyped"
 """Fixtures shared by several test folders."""
 
 from __future__ import annotations
 
+import datetime
+import ipaddress
 import json
 from pathlib import Path
 from typing import NamedTuple
 
+import grpc
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 # The server's start-up: registers every game of the registry (PLUGINS) with its layers.
 import botarena.server.service  # noqa: F401
@@ -35,6 +43,106 @@ def queendomino_operator_table(tmp_path: Path) -> OperatorTable:
         tile.update(crowns=table.crowns, knights=table.knights, towers=table.towers)
     table.path.write_text(json.dumps(document), encoding="utf-8")
     return table
+
+
+class TlsFiles(NamedTuple):
+    """A throwaway CA, a server certificate it signed for 127.0.0.1 and localhost, a client
+    certificate it signed, and a second CA that signed nothing of these (PEM paths)."""
+
+    ca: str
+    server_cert: str
+    server_key: str
+    client_cert: str
+    client_key: str
+    other_ca: str
+
+    def server_credentials(self, *, require_client_certificates: bool = False) -> object:
+        """The ``grpc.ServerCredentials`` of the server certificate (``create_server``)."""
+        ca = Path(self.ca).read_bytes()
+        pair = (Path(self.server_key).read_bytes(), Path(self.server_cert).read_bytes())
+        return grpc.ssl_server_credentials(
+            [pair],
+            root_certificates=ca if require_client_certificates else None,
+            require_client_auth=require_client_certificates,
+        )
+
+    def target(self, address: str, *, ca: str | None = None) -> str:
+        """The TLS form of ``address`` that trusts ``ca`` (default: this CA)."""
+        return f"botarena+tls://{address}?ca={ca or self.ca}"
+
+
+def _name(common_name: str) -> x509.Name:
+    return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+
+
+def _certificate(
+    subject: str,
+    key: ec.EllipticCurvePrivateKey,
+    issuer: tuple[x509.Name, ec.EllipticCurvePrivateKey] | None,
+    extensions: list[tuple[x509.ExtensionType, bool]],
+) -> x509.Certificate:
+    """A certificate valid for a day; self-signed without an ``issuer``."""
+    now = datetime.datetime.now(datetime.UTC)
+    issuer_name, issuer_key = issuer or (_name(subject), key)
+    builder = (
+        x509.CertificateBuilder()
+        .subject_name(_name(subject))
+        .issuer_name(issuer_name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+    )
+    for extension, critical in extensions:
+        builder = builder.add_extension(extension, critical=critical)
+    return builder.sign(issuer_key, hashes.SHA256())
+
+
+def _write(folder: Path, name: str, item: x509.Certificate | ec.EllipticCurvePrivateKey) -> str:
+    path = folder / name
+    if isinstance(item, x509.Certificate):
+        path.write_bytes(item.public_bytes(serialization.Encoding.PEM))
+    else:
+        path.write_bytes(
+            item.private_bytes(
+                serialization.Encoding.PEM,
+                serialization.PrivateFormat.PKCS8,
+                serialization.NoEncryption(),
+            )
+        )
+    return str(path)
+
+
+@pytest.fixture(scope="session")
+def tls_files(tmp_path_factory: pytest.TempPathFactory) -> TlsFiles:
+    """Certificates made for this test session (``cryptography``), never a shipped one."""
+    folder = tmp_path_factory.mktemp("tls")
+    ca_constraints = (x509.BasicConstraints(ca=True, path_length=None), True)
+    ca_key, other_key = (
+        ec.generate_private_key(ec.SECP256R1()),
+        ec.generate_private_key(ec.SECP256R1()),
+    )
+    ca = _certificate("botarena test CA", ca_key, None, [ca_constraints])
+    other_ca = _certificate("another test CA", other_key, None, [ca_constraints])
+    names = x509.SubjectAlternativeName(
+        [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+    )
+    server_key, client_key = (
+        ec.generate_private_key(ec.SECP256R1()),
+        ec.generate_private_key(ec.SECP256R1()),
+    )
+    server = _certificate(
+        "botarena test server", server_key, (ca.subject, ca_key), [(names, False)]
+    )
+    client = _certificate("botarena test bot", client_key, (ca.subject, ca_key), [])
+    return TlsFiles(
+        ca=_write(folder, "ca.pem", ca),
+        server_cert=_write(folder, "server.pem", server),
+        server_key=_write(folder, "server.key", server_key),
+        client_cert=_write(folder, "client.pem", client),
+        client_key=_write(folder, "client.key", client_key),
+        other_ca=_write(folder, "other-ca.pem", other_ca),
+    )
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -13,14 +13,20 @@ import io
 import json
 import shlex
 import shutil
+import subprocess
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 from rich.console import Console
 
-from botarena.bots import BUILTIN_BOTS
+from botarena.bots import BUILTIN_BOTS, RandomBot
+from botarena.clients import MatchClient, ServerTarget, run_bot
 from botarena.clients.runner import add_match_arguments, run_match
+from botarena.clients.testing import start_server
+from botarena.v1 import match_pb2
 
 NODE = shutil.which("node")
 NODE_CLIENT = Path(__file__).resolve().parents[2] / "clients" / "node"
@@ -148,3 +154,115 @@ def test_node_bots_get_the_decision_clock(tmp_path: Path) -> None:
         assert 0 <= clock["bank"] <= 1
         assert clock["span"] == pytest.approx(clock["limit"] + clock["bank"])
         assert 0 < clock["left"] <= clock["span"]
+
+
+def test_node_greedy_plays_over_tls_through_the_runner(
+    tmp_path: Path, node_bots: dict[str, str], tls_files: Any
+) -> None:
+    with start_server(credentials=tls_files.server_credentials()) as address:
+        results = _run(
+            tmp_path, "--server", tls_files.target(address), "--game", "qwirkle",
+            "--bot", f"node-greedy={node_bots['greedy']}", "--bot", "greedy", "--games", "2",
+        )  # fmt: skip
+    _assert_clean_run(results, 2)
+    assert results["bots"][0]["mean_score"] > 100
+
+
+def _create_match(target: str) -> list[str]:
+    with MatchClient(target=target) as client:
+        created = client.create_match(
+            match_pb2.MatchConfig(game=match_pb2.GAME_QWIRKLE, seat_count=2, seed=3)
+        )
+    return [seat.token for seat in created.seat_tokens]
+
+
+def _node_bot(node_bots: dict[str, str], *arguments: str) -> subprocess.CompletedProcess[str]:
+    command = [*shlex.split(node_bots["random"]), *arguments]
+    return subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+
+
+def test_node_bots_take_the_tls_flags(node_bots: dict[str, str], tls_files: Any) -> None:
+    with (
+        start_server(credentials=tls_files.server_credentials()) as address,
+        ThreadPoolExecutor(1) as pool,
+    ):
+        tokens = _create_match(tls_files.target(address))
+        opponent = pool.submit(
+            run_bot, RandomBot(), server=tls_files.target(address), token=tokens[1]
+        )
+        flags = ("--server", address, "--tls", "--tls-ca", tls_files.ca)
+        bot = _node_bot(node_bots, *flags, "--token", tokens[0])
+        outcome = opponent.result(timeout=60)
+    assert bot.returncode == 0, bot.stderr
+    assert "match over (went_out)" in bot.stderr
+    assert outcome.reason == "went_out"
+
+
+@pytest.mark.parametrize(
+    ("tls_server", "client", "cause"),
+    [
+        (True, "plaintext", "in plaintext: the server speaks TLS"),
+        (True, "wrong-ca", "the server's certificate is not signed by the CA in"),
+        (False, "tls", "over TLS: the server speaks plaintext gRPC"),
+    ],
+    ids=["plaintext-client", "wrong-ca", "plaintext-server"],
+)
+def test_a_node_bot_names_a_tls_mismatch_in_one_line(
+    tls_server: bool, client: str, cause: str, node_bots: dict[str, str], tls_files: Any
+) -> None:
+    credentials = tls_files.server_credentials() if tls_server else None
+    with start_server(credentials=credentials) as address:
+        tokens = _create_match(tls_files.target(address) if tls_server else address)
+        servers = {
+            "plaintext": address,
+            "wrong-ca": tls_files.target(address, ca=tls_files.other_ca),
+            "tls": tls_files.target(address),
+        }
+        started = time.monotonic()
+        bot = _node_bot(node_bots, "--server", servers[client], "--token", tokens[0])
+    assert bot.returncode == 1
+    errors = [line for line in bot.stderr.splitlines() if "cannot play the seat" in line]
+    assert len(errors) == 1, bot.stderr
+    assert cause in errors[0]
+    assert "Error:" not in bot.stderr  # no stack trace
+    assert time.monotonic() - started < 10  # not retried: no retry mends a certificate
+
+
+_FORMS = [
+    "127.0.0.1:50051",
+    "[::1]:50051",
+    "botarena+tls://ladder.example:443",
+    "botarena+tls://[::1]:50051?ca=/etc/botarena/ca.pem",
+    "botarena+tls://h:1?ca=ca.pem&cert=bot.pem&key=bot.key",
+    "botarena+tls://h:1?ca=/my%20certs/ca.pem",
+]
+
+_PARSE_FORMS = """
+import {{ formatServerTarget, parseServerTarget }} from {lib};
+
+const read = (form) => parseServerTarget(form);
+const forms = JSON.parse(process.argv[2]);
+const parsed = forms.map((form) => ({{ ...read(form), text: formatServerTarget(read(form)) }}));
+process.stdout.write(JSON.stringify(parsed));
+"""
+
+
+def test_node_reads_the_server_forms_as_the_python_sdk_does(tmp_path: Path) -> None:
+    assert NODE is not None
+    script = tmp_path / "forms.mjs"
+    script.write_text(
+        _PARSE_FORMS.format(lib=json.dumps((NODE_CLIENT / "lib" / "index.js").as_uri()))
+    )
+    done = subprocess.run(
+        [NODE, str(script), json.dumps(_FORMS)], capture_output=True, text=True, check=True
+    )
+    for form, node in zip(_FORMS, json.loads(done.stdout), strict=True):
+        python = ServerTarget.parse(form)
+        assert node == {
+            "address": python.address,
+            "tls": python.tls,
+            "caFile": python.ca_file,
+            "certFile": python.cert_file,
+            "keyFile": python.key_file,
+            "text": form,
+        }

@@ -216,3 +216,126 @@ def test_serve_refuses_a_file_that_is_no_database(tmp_path: Path) -> None:
     error = json.loads(done.stdout.splitlines()[-1])
     assert error["event"] == "cannot open the database"
     assert "notes.txt as a botarena database" in error["error"]
+
+
+async def _tls_health(port: int, credentials: Any) -> int:
+    async with grpc.aio.secure_channel(f"127.0.0.1:{port}", credentials) as channel:
+        reply = await health_pb2_grpc.HealthStub(channel).Check(
+            health_pb2.HealthCheckRequest(), timeout=10
+        )
+        return int(reply.status)
+
+
+def _serve_and_check(data_home: Path, *args: str, check: Any) -> list[dict[str, Any]]:
+    """Start ``serve *args``, run ``check(port)`` once it serves, stop it; return the
+    "serving" log entry, then the entries before it."""
+    before: list[dict[str, Any]] = []
+    with _popen(data_home, None, *args) as process:
+        try:
+            serving = _until_serving(process, before)
+            check(int(serving["port"]))
+            process.send_signal(signal.SIGTERM)
+            process.communicate(timeout=10)
+        finally:
+            process.kill()
+    assert process.returncode == 0
+    return [serving, *before]
+
+
+def test_serve_speaks_tls_with_a_certificate_and_key(tmp_path: Path, tls_files: Any) -> None:
+    trusted = grpc.ssl_channel_credentials(Path(tls_files.ca).read_bytes())
+
+    def check(port: int) -> None:
+        assert asyncio.run(_tls_health(port, trusted)) == health_pb2.HealthCheckResponse.SERVING
+        with pytest.raises(grpc.RpcError) as plaintext:
+            asyncio.run(_health(port))
+        assert plaintext.value.code() == grpc.StatusCode.UNAVAILABLE
+
+    tls = ("--tls-cert", tls_files.server_cert, "--tls-key", tls_files.server_key)
+    serving, *_ = _serve_and_check(tmp_path, *tls, check=check)
+    assert (serving["tls"], serving["client_certificates_required"]) == (True, False)
+
+
+def test_serve_with_a_client_ca_admits_only_clients_with_its_certificates(
+    tmp_path: Path, tls_files: Any
+) -> None:
+    ca = Path(tls_files.ca).read_bytes()
+    certified = grpc.ssl_channel_credentials(
+        ca, Path(tls_files.client_key).read_bytes(), Path(tls_files.client_cert).read_bytes()
+    )
+
+    def check(port: int) -> None:
+        assert asyncio.run(_tls_health(port, certified)) == health_pb2.HealthCheckResponse.SERVING
+        with pytest.raises(grpc.RpcError) as anonymous:
+            asyncio.run(_tls_health(port, grpc.ssl_channel_credentials(ca)))
+        assert anonymous.value.code() == grpc.StatusCode.UNAVAILABLE
+
+    tls = ("--tls-cert", tls_files.server_cert, "--tls-key", tls_files.server_key)
+    serving, *_ = _serve_and_check(tmp_path, *tls, "--tls-client-ca", tls_files.ca, check=check)
+    assert (serving["tls"], serving["client_certificates_required"]) == (True, True)
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "ladder.example"])
+def test_serve_refuses_plaintext_on_a_non_loopback_host_in_one_line(
+    host: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from botarena.clients.cli import main
+
+    assert main(["serve", "--host", host, "--db", ":memory:"]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1
+    assert error.startswith(f"botarena serve: refusing to serve plaintext on {host}")
+    assert "--tls-cert and --tls-key, or --insecure" in error
+
+
+def test_serve_insecure_serves_plaintext_on_a_non_loopback_host(tmp_path: Path) -> None:
+    def check(port: int) -> None:
+        assert asyncio.run(_health(port)) == health_pb2.HealthCheckResponse.SERVING
+
+    serving, *before = _serve_and_check(tmp_path, "--host", "0.0.0.0", "--insecure", check=check)
+    assert (serving["host"], serving["tls"]) == ("0.0.0.0", False)
+    events = [entry["event"] for entry in before if entry["level"] == "warning"]
+    assert "serving plaintext beyond loopback (--insecure)" in events
+
+
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [
+        ("127.0.0.1", True),
+        ("127.1.2.3", True),
+        ("::1", True),
+        ("[::1]", True),
+        ("localhost", True),
+        ("0.0.0.0", False),
+        ("192.168.1.5", False),
+        ("ladder.example", False),
+    ],
+)
+def test_only_loopback_hosts_may_serve_plaintext_without_insecure(
+    host: str, loopback: bool
+) -> None:
+    from botarena.clients.cli import _is_loopback
+
+    assert _is_loopback(host) is loopback
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        (["--tls-cert", "CERT"], "--tls-cert and --tls-key go together"),
+        (["--tls-client-ca", "CA"], "--tls-client-ca needs --tls-cert and --tls-key"),
+        (["--tls-cert", "/no/cert.pem", "--tls-key", "KEY"], "cannot read --tls-cert /no/cert"),
+        (["--tls-cert", "KEY", "--tls-key", "KEY"], "holds no PEM CERTIFICATE"),
+    ],
+    ids=["cert-without-key", "client-ca-without-cert", "missing-file", "key-as-certificate"],
+)
+def test_serve_refuses_tls_flags_it_cannot_use_in_one_line(
+    args: list[str], problem: str, tls_files: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from botarena.clients.cli import main
+
+    files = {"CERT": tls_files.server_cert, "KEY": tls_files.server_key, "CA": tls_files.ca}
+    assert main(["serve", "--db", ":memory:", *[files.get(arg, arg) for arg in args]]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1
+    assert problem in error

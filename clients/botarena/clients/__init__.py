@@ -8,10 +8,20 @@
 * :class:`AsyncLadderClient` calls the LadderService; :func:`run_ladder_bot` (blocking)
   and :func:`run_ladder_bot_async` keep a registered bot connected to a ladder and play
   its assignments.
+* :class:`ServerTarget` names a server, plaintext (``host:port``) or TLS
+  (``botarena+tls://host:port?ca=PATH``), for every client entry point; a failed TLS
+  agreement raises :class:`TlsError` naming its likely cause.
 * :mod:`botarena.clients.testing` starts a real server in-process for tests.
 """
 
 from __future__ import annotations
+
+import os
+
+# Before grpc loads (it reads this once): its C core logs every failed TLS handshake at
+# INFO on stderr, which is a bot's log; the SDK's own error already names the cause.
+# Whoever sets GRPC_VERBOSITY keeps their choice (the `botarena` command does the same).
+os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 
 from botarena.clients._aio import AsyncMatchClient
 from botarena.clients._bot import (
@@ -44,6 +54,7 @@ from botarena.clients._errors import (
     SeatForfeitedError,
     StaleStateError,
     StateVersionAheadError,
+    TlsError,
     TransientError,
     UnavailableError,
     from_grpc_error,
@@ -59,6 +70,7 @@ from botarena.clients._main import (
     bot_main,
 )
 from botarena.clients._retry import RetryPolicy
+from botarena.clients._target import ServerTarget
 
 __all__ = [
     "DOMAIN",
@@ -92,8 +104,10 @@ __all__ = [
     "ResourceExhaustedError",
     "RetryPolicy",
     "SeatForfeitedError",
+    "ServerTarget",
     "StaleStateError",
     "StateVersionAheadError",
+    "TlsError",
     "TransientError",
     "UnavailableError",
     "bot_main",

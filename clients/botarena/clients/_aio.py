@@ -9,7 +9,6 @@ import grpc
 
 from botarena.clients._channel import AsyncChannelClient
 from botarena.clients._common import new_request_id
-from botarena.clients._errors import from_grpc_error
 from botarena.v1 import match_pb2, match_service_pb2, match_service_pb2_grpc
 
 __all__ = ["AsyncMatchClient"]
@@ -29,12 +28,13 @@ class AsyncMatchClient(AsyncChannelClient[match_service_pb2_grpc.MatchServiceStu
             view = await client.get_player_view("matches/0123abcd")
 
     Args:
-        target: The server address, ``host:port``.
+        target: The server: ``host:port`` (plaintext), ``botarena+tls://host:port[?ca=PATH]``
+            (TLS; docs/bots.md) or a :class:`~botarena.clients.ServerTarget`.
         token: The seat token (or the server's admin token for :meth:`create_match`) sent
             as ``authorization: Bearer <token>``; ``None`` calls as a spectator.
         timeout: Seconds each unary call may take; ``None`` waits forever. Streams have
             no timeout.
-        credentials: TLS credentials; ``None`` opens an insecure channel.
+        credentials: TLS credentials that replace the target's (``None``: the target's).
         channel_options: Extra gRPC channel arguments.
     """
 
@@ -194,6 +194,6 @@ class AsyncMatchClient(AsyncChannelClient[match_service_pb2_grpc.MatchServiceStu
             async for response in call:
                 yield response.event
         except grpc.RpcError as exc:
-            raise from_grpc_error(exc) from exc
+            raise await self._failure(exc) from exc
         finally:
             call.cancel()

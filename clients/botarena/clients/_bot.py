@@ -47,11 +47,12 @@ from botarena.clients._errors import (
 )
 from botarena.clients._retry import (
     RECONNECT_CHANNEL_OPTIONS,
-    RECONNECT_CODES,
     Retry,
     RetryPolicy,
     call_with_retry,
+    is_retryable,
 )
+from botarena.clients._target import ServerTarget
 from botarena.v1 import match_pb2
 
 __all__ = ["Bot", "DecisionClock", "RetryPolicy", "current_decision", "run_bot", "run_bot_async"]
@@ -102,7 +103,7 @@ _DEFAULT_RESUBMIT = RetryPolicy(max_attempts=5)
 def run_bot(
     bot: Bot,
     *,
-    server: str,
+    server: str | ServerTarget,
     token: str,
     match: str = "",
     seed: int | None = None,
@@ -139,7 +140,7 @@ def run_bot(
 async def run_bot_async(
     bot: Bot,
     *,
-    server: str | AsyncMatchClient,
+    server: str | ServerTarget | AsyncMatchClient,
     token: str,
     match: str = "",
     seed: int | None = None,
@@ -154,7 +155,8 @@ async def run_bot_async(
 
     Args:
         bot: The player.
-        server: ``host:port`` (a channel is opened and closed here), or a client whose
+        server: The server, ``host:port`` or ``botarena+tls://host:port[?ca=PATH]`` or a
+            :class:`ServerTarget` (a channel is opened and closed here), or a client whose
             channel is shared (its token is replaced by ``token`` for this seat).
         token: The seat's token.
         match: The match's name, ``matches/{id}``; empty (the default) lets the server
@@ -325,7 +327,7 @@ class _SeatPlayer:
                         if outcome is not None:
                             return outcome
             except BotarenaError as exc:
-                if exc.code not in RECONNECT_CODES:
+                if not is_retryable(exc):
                     raise
                 error = exc
             delay = retry.failed(error)

@@ -1,17 +1,20 @@
 # mypy: disable-error-code="import-untyped"
-"""The channel plumbing every client shares: one gRPC channel opened from a target,
-credentials and options, the bearer token, closing, the context manager, and unary calls
-whose failures become :class:`~botarena.clients.BotarenaError`\\ s.
+"""The channel plumbing every client shares: one gRPC channel opened from a
+:class:`~botarena.clients.ServerTarget` (plaintext or TLS) and options, the bearer token,
+closing, the context manager, and unary calls whose failures become
+:class:`~botarena.clients.BotarenaError`\\ s (a failed TLS agreement a
+:class:`~botarena.clients.TlsError` naming its likely cause).
 
 :class:`ChannelClient` holds what the blocking and the asyncio clients have in common;
 :class:`AsyncChannelClient` adds the ``grpc.aio`` side (``AsyncMatchClient``,
-``AsyncLadderClient``). The blocking ``MatchClient`` adds its own ``close``, ``with`` and
-``_unary``.
+``AsyncLadderClient``). The blocking ``MatchClient`` adds its own ``close``, ``with``,
+``_unary`` and ``_failure``.
 """
 
 from __future__ import annotations
 
 import abc
+import asyncio
 from collections.abc import Sequence
 from types import ModuleType, TracebackType
 from typing import Any, ClassVar, Generic, Self, TypeVar
@@ -19,7 +22,8 @@ from typing import Any, ClassVar, Generic, Self, TypeVar
 import grpc
 
 from botarena.clients._common import DEFAULT_TIMEOUT, bearer_metadata
-from botarena.clients._errors import from_grpc_error
+from botarena.clients._errors import BotarenaError, from_grpc_error
+from botarena.clients._target import ServerTarget, explain_tls_failure, speaks_tls, worth_probing
 
 __all__ = ["AsyncChannelClient", "ChannelClient"]
 
@@ -32,12 +36,16 @@ class ChannelClient(abc.ABC, Generic[StubT]):
     A subclass names its stub in :meth:`_new_stub` and adds one method per RPC.
 
     Args:
-        target: The server address, ``host:port``.
+        target: The server: ``host:port`` (plaintext), ``botarena+tls://host:port[?ca=PATH]``
+            or a :class:`ServerTarget`.
         token: Sent as ``authorization: Bearer <token>``; ``None`` sends no credentials.
         timeout: Seconds each unary call may take; ``None`` waits forever. Streams have
             no timeout.
-        credentials: TLS credentials; ``None`` opens an insecure channel.
+        credentials: TLS credentials that replace the target's (``None``: the target's).
         channel_options: Extra gRPC channel arguments.
+
+    Raises:
+        ValueError: The target is malformed or its TLS files cannot be read.
     """
 
     _channels: ClassVar[ModuleType] = grpc
@@ -46,18 +54,23 @@ class ChannelClient(abc.ABC, Generic[StubT]):
     def __init__(
         self,
         *,
-        target: str,
+        target: str | ServerTarget,
         token: str | None = None,
         timeout: float | None = DEFAULT_TIMEOUT,
         credentials: grpc.ChannelCredentials | None = None,
         channel_options: Sequence[tuple[str, Any]] = (),
     ) -> None:
+        server = ServerTarget.parse(target)
+        if credentials is None:
+            credentials = server.credentials()
+        elif not server.tls:
+            server = server.with_tls()
         options = list(channel_options)
         if credentials is None:
-            channel = self._channels.insecure_channel(target, options=options)
+            channel = self._channels.insecure_channel(server.address, options=options)
         else:
-            channel = self._channels.secure_channel(target, credentials, options=options)
-        self._setup(channel, target, token, timeout, owns_channel=True)
+            channel = self._channels.secure_channel(server.address, credentials, options=options)
+        self._setup(channel, server, token, timeout, owns_channel=True)
 
     @staticmethod
     @abc.abstractmethod
@@ -67,7 +80,7 @@ class ChannelClient(abc.ABC, Generic[StubT]):
     def _setup(
         self,
         channel: Any,
-        target: str,
+        server: ServerTarget,
         token: str | None,
         timeout: float | None,
         *,
@@ -77,7 +90,10 @@ class ChannelClient(abc.ABC, Generic[StubT]):
         self._stub: StubT = self._new_stub(channel)
         self._metadata = bearer_metadata(token)
         self._owns_channel = owns_channel
-        self.target = target
+        self.server = server
+        """The server and how this client connects to it."""
+        self.target = str(server)
+        """The server's one-string form (``ServerTarget.parse`` reads it back)."""
         self.token = token
         self.timeout = timeout
 
@@ -85,7 +101,7 @@ class ChannelClient(abc.ABC, Generic[StubT]):
         """Return a client of the same class on this client's channel that sends ``token``;
         closing it leaves the channel open."""
         other = object.__new__(type(self))
-        other._setup(self._channel, self.target, token, self.timeout, owns_channel=False)
+        other._setup(self._channel, self.server, token, self.timeout, owns_channel=False)
         return other
 
 
@@ -114,4 +130,13 @@ class AsyncChannelClient(ChannelClient[StubT]):
         try:
             return await method(request, metadata=self._metadata, timeout=self.timeout)
         except grpc.RpcError as exc:
-            raise from_grpc_error(exc) from exc
+            raise await self._failure(exc) from exc
+
+    async def _failure(self, exc: grpc.RpcError) -> BotarenaError:
+        """Return the typed error of a failed call; a failed TLS agreement names its cause
+        (a plaintext client asks the server in a worker thread whether it speaks TLS)."""
+        error = from_grpc_error(exc)
+        probed = worth_probing(error, self.server) and await asyncio.to_thread(
+            speaks_tls, self.server.address
+        )
+        return explain_tls_failure(error, self.server, probed)

@@ -11,7 +11,8 @@ import grpc
 
 from botarena.clients._channel import ChannelClient
 from botarena.clients._common import new_request_id
-from botarena.clients._errors import from_grpc_error
+from botarena.clients._errors import BotarenaError, from_grpc_error
+from botarena.clients._target import explain_tls_failure, speaks_tls, worth_probing
 from botarena.v1 import match_pb2, match_service_pb2, match_service_pb2_grpc
 
 __all__ = ["MatchClient"]
@@ -29,13 +30,17 @@ class MatchClient(ChannelClient[match_service_pb2_grpc.MatchServiceStub]):
             view = client.get_player_view("matches/0123abcd")
 
     Args:
-        target: The server address, ``host:port``.
+        target: The server: ``host:port`` (plaintext), ``botarena+tls://host:port[?ca=PATH]``
+            (TLS; docs/bots.md) or a :class:`~botarena.clients.ServerTarget`.
         token: The seat token (or the server's admin token for :meth:`create_match`) sent
             as ``authorization: Bearer <token>``; ``None`` calls as a spectator.
         timeout: Seconds each unary call may take; ``None`` waits forever. Streams have
             no timeout.
-        credentials: TLS credentials; ``None`` opens an insecure channel.
+        credentials: TLS credentials that replace the target's (``None``: the target's).
         channel_options: Extra gRPC channel arguments.
+
+    Raises:
+        ValueError: The target is malformed or its TLS files cannot be read.
     """
 
     @staticmethod
@@ -69,7 +74,13 @@ class MatchClient(ChannelClient[match_service_pb2_grpc.MatchServiceStub]):
         try:
             return method(request, metadata=self._metadata, timeout=self.timeout)
         except grpc.RpcError as exc:
-            raise from_grpc_error(exc) from exc
+            raise self._failure(exc) from exc
+
+    def _failure(self, exc: grpc.RpcError) -> BotarenaError:
+        """Return the typed error of a failed call; a failed TLS agreement names its cause."""
+        error = from_grpc_error(exc)
+        probed = worth_probing(error, self.server) and speaks_tls(self.server.address)
+        return explain_tls_failure(error, self.server, probed)
 
     def create_match(
         self, config: match_pb2.MatchConfig, *, request_id: str = ""
@@ -209,6 +220,6 @@ class MatchClient(ChannelClient[match_service_pb2_grpc.MatchServiceStub]):
             for response in call:
                 yield response.event
         except grpc.RpcError as exc:
-            raise from_grpc_error(exc) from exc
+            raise self._failure(exc) from exc
         finally:
             call.cancel()

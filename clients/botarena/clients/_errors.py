@@ -42,6 +42,7 @@ __all__ = [
     "SeatForfeitedError",
     "StaleStateError",
     "StateVersionAheadError",
+    "TlsError",
     "TransientError",
     "UnavailableError",
     "from_grpc_error",
@@ -215,6 +216,13 @@ class CallCancelledError(TransientError):
     (too many calls arrived at once, as in a reconnect storm after a restart), or the
     server stopped while serving it. A ``grpc.aio`` call this process cancels, or whose
     channel it closes, raises ``asyncio.CancelledError`` instead."""
+
+
+class TlsError(BotarenaError):
+    """UNAVAILABLE because client and server do not agree on TLS: the server's certificate
+    is not signed by a trusted CA or does not name the host, or one side speaks TLS and
+    the other plaintext. The message names the likely cause. Not retryable: the
+    connection's settings must change (``ServerTarget``, docs/bots.md)."""
 
 
 _BY_REASON: Mapping[str, type[BotarenaError]] = MappingProxyType(

@@ -29,9 +29,10 @@ from botarena.clients._aio import AsyncMatchClient
 from botarena.clients._bot import Bot, run_bot_async
 from botarena.clients._channel import AsyncChannelClient
 from botarena.clients._common import new_request_id
-from botarena.clients._errors import BotarenaError, from_grpc_error
+from botarena.clients._errors import BotarenaError
 from botarena.clients._main import ENV_MATCH, ENV_SERVER, ENV_TOKEN
 from botarena.clients._retry import Retry, RetryPolicy, is_retryable
+from botarena.clients._target import ServerTarget
 from botarena.v1 import ladder_pb2, ladder_pb2_grpc, match_pb2, match_service_pb2
 
 __all__ = [
@@ -58,13 +59,14 @@ class AsyncLadderClient(AsyncChannelClient[ladder_pb2_grpc.LadderServiceStub]):
     it as an async context manager, or call :meth:`close`.
 
     Args:
-        target: The server address, ``host:port``.
+        target: The server: ``host:port`` (plaintext), ``botarena+tls://host:port[?ca=PATH]``
+            (TLS; docs/bots.md) or a :class:`~botarena.clients.ServerTarget`.
         token: The bearer token: the bot's secret for :meth:`connect`, the server's admin
             token for :meth:`register_bot` and :meth:`resume_bot` when it has one; ``None``
             for the rest.
         timeout: Seconds each unary call may take; ``None`` waits forever. Streams have
             no timeout.
-        credentials: TLS credentials; ``None`` opens an insecure channel.
+        credentials: TLS credentials that replace the target's (``None``: the target's).
         channel_options: Extra gRPC channel arguments.
     """
 
@@ -126,7 +128,7 @@ class AsyncLadderClient(AsyncChannelClient[ladder_pb2_grpc.LadderServiceStub]):
             async for response in call:
                 yield response
         except grpc.RpcError as exc:
-            raise from_grpc_error(exc) from exc
+            raise await self._failure(exc) from exc
         finally:
             call.cancel()
 
@@ -134,7 +136,7 @@ class AsyncLadderClient(AsyncChannelClient[ladder_pb2_grpc.LadderServiceStub]):
 def run_ladder_bot(
     bot: Callable[[], Bot],
     *,
-    server: str,
+    server: str | ServerTarget,
     secret: str,
     capacity: int = 1,
     reconnect: RetryPolicy = LADDER_RECONNECT,
@@ -174,7 +176,7 @@ def run_ladder_bot(
 async def run_ladder_bot_async(
     bot: Callable[[], Bot],
     *,
-    server: str,
+    server: str | ServerTarget,
     secret: str,
     capacity: int = 1,
     reconnect: RetryPolicy = LADDER_RECONNECT,
@@ -186,7 +188,8 @@ async def run_ladder_bot_async(
     Args:
         bot: Makes the bot for one match (a class or a factory): each match gets its own,
             so per-match state never mixes.
-        server: ``host:port``.
+        server: The server, ``host:port`` or ``botarena+tls://host:port[?ca=PATH]`` or a
+            :class:`ServerTarget`; both the ladder's and the matches' channels use it.
         secret: The bot's secret from RegisterBot.
         capacity: Matches the bot plays at once; the server never assigns more.
         reconnect: Backoff between reconnects; the count of failures in a row resets
@@ -211,20 +214,21 @@ async def run_ladder_bot_async(
 async def run_ladder_command_async(
     command: Sequence[str],
     *,
-    server: str,
+    server: str | ServerTarget,
     secret: str,
     capacity: int = 1,
     reconnect: RetryPolicy = LADDER_RECONNECT,
 ) -> None:
     """Like :func:`run_ladder_bot_async`, but each assigned seat is played by starting
     ``command`` with ``--server`` and ``--token`` (the bot executable convention,
-    docs/bots.md); its output goes to this process's. A command that fails (exits
+    docs/bots.md; ``--server`` is ``server``'s one string, so a TLS server's CA goes
+    along); its output goes to this process's. A command that fails (exits
     non-zero or cannot start) has its seat resigned at once, as the match runner does.
     """
     async with AsyncMatchClient(target=server) as matches:
 
         async def play(assignment: ladder_pb2.Assignment) -> int:
-            status = await _run_command(command, server, assignment)
+            status = await _run_command(command, str(server), assignment)
             if status != 0:
                 _logger.warning("bot command for %s failed (%s)", assignment.match, status)
                 with contextlib.suppress(BotarenaError):
@@ -275,7 +279,7 @@ async def _run_command(
 
 async def _serve_assignments(
     play: Callable[[ladder_pb2.Assignment], Awaitable[OutcomeT]],
-    server: str,
+    server: str | ServerTarget,
     secret: str,
     capacity: int,
     reconnect: RetryPolicy,

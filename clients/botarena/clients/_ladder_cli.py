@@ -17,13 +17,14 @@ from rich.console import Console
 from rich.table import Table
 
 from botarena.clients._bot import Bot
-from botarena.clients._errors import BotarenaError
+from botarena.clients._errors import BotarenaError, TlsError
 from botarena.clients._help import DefaultsHelpFormatter
 from botarena.clients._ladder import (
     AsyncLadderClient,
     run_ladder_bot_async,
     run_ladder_command_async,
 )
+from botarena.clients._target import ServerTarget, add_server_arguments, server_target
 from botarena.server.service import PLUGINS
 from botarena.v1 import ladder_pb2, match_pb2
 
@@ -62,7 +63,11 @@ def add_ladder_arguments(
         sub = commands.add_parser(
             name, help=help_text, description=help_text, formatter_class=DefaultsHelpFormatter
         )
-        sub.add_argument("--server", default="127.0.0.1:50051", help="host:port of the server")
+        add_server_arguments(
+            sub,
+            default="127.0.0.1:50051",
+            help_text="the server, HOST:PORT or botarena+tls://HOST:PORT[?ca=PATH]",
+        )
         return sub
 
     register = command("register", "register a bot and print its secret (shown only once)")
@@ -182,22 +187,24 @@ def _game_name(game: match_pb2.Game.ValueType) -> str:
     return match_pb2.Game.Name(game).removeprefix("GAME_").lower()
 
 
-async def _run(args: argparse.Namespace, bots: Mapping[str, Any], console: Console) -> int:
+async def _run(
+    args: argparse.Namespace, server: ServerTarget, bots: Mapping[str, Any], console: Console
+) -> int:
     command = args.ladder_command
     if command == "register":
-        async with AsyncLadderClient(target=args.server, token=args.admin_token) as client:
+        async with AsyncLadderClient(target=server, token=args.admin_token) as client:
             response = await client.register_bot(args.name, args.owner, args.game)
         console.print(f"registered {response.bot.display_name} as {response.bot.name}")
         console.print(f"secret (shown only once): {response.secret}")
         return 0
     if command == "leaderboard":
-        async with AsyncLadderClient(target=args.server) as client:
+        async with AsyncLadderClient(target=server) as client:
             board = await client.get_leaderboard(args.game)
         title = f"{_game_name(args.game)} ladder"
         console.print(leaderboard_table(board.entries, title))
         return 0
     if command == "matches":
-        async with AsyncLadderClient(target=args.server) as client:
+        async with AsyncLadderClient(target=server) as client:
             bot = await _bot_name(client, args.bot, args.game, console)
             if bot is None:
                 return 2
@@ -205,7 +212,7 @@ async def _run(args: argparse.Namespace, bots: Mapping[str, Any], console: Conso
         console.print(_matches_table(bot, history.matches))
         return 0
     if command == "resume":
-        async with AsyncLadderClient(target=args.server, token=args.admin_token) as client:
+        async with AsyncLadderClient(target=server, token=args.admin_token) as client:
             bot = await _bot_name(client, args.bot, args.game, console)
             if bot is None:
                 return 2
@@ -213,11 +220,13 @@ async def _run(args: argparse.Namespace, bots: Mapping[str, Any], console: Conso
         console.print(f"resumed {resumed.bot.display_name} ({resumed.bot.name})")
         return 0
     if command == "connect":
-        return await _connect(args, bots, console)
+        return await _connect(args, server, bots, console)
     raise AssertionError(f"unhandled ladder command {command}")
 
 
-async def _connect(args: argparse.Namespace, bots: Mapping[str, Any], console: Console) -> int:
+async def _connect(
+    args: argparse.Namespace, server: ServerTarget, bots: Mapping[str, Any], console: Console
+) -> int:
     if args.bot is not None and args.bot not in bots:
         console.print(f"no built-in bot {args.bot!r}; built-in bots: {', '.join(sorted(bots))}")
         return 2
@@ -229,32 +238,34 @@ async def _connect(args: argparse.Namespace, bots: Mapping[str, Any], console: C
         console.print("--command is empty")
         return 2
     # Once, before the connection that retries for ever: is there a ladder at all?
-    async with AsyncLadderClient(target=args.server) as client:
+    async with AsyncLadderClient(target=server) as client:
         await client.get_leaderboard(_GAMES[_DEFAULT_GAME])
     playing = args.bot or args.bot_command
-    console.print(f"playing {playing} on the ladder at {args.server}; Ctrl-C stops")
+    console.print(f"playing {playing} on the ladder at {server}; Ctrl-C stops")
     if command:
         await run_ladder_command_async(
-            command, server=args.server, secret=args.secret, capacity=args.capacity
+            command, server=server, secret=args.secret, capacity=args.capacity
         )
     else:
         factory: Callable[[], Bot] = bots[args.bot].factory
         await run_ladder_bot_async(
-            factory, server=args.server, secret=args.secret, capacity=args.capacity
+            factory, server=server, secret=args.secret, capacity=args.capacity
         )
     return 0
 
 
-def _failure(args: argparse.Namespace, error: BotarenaError) -> str:
+def _failure(server: ServerTarget, error: BotarenaError) -> str:
     """Return one line that says why a ladder command failed."""
+    if isinstance(error, TlsError):
+        return f"botarena ladder: {error.message}"
     if error.code == grpc.StatusCode.UNAVAILABLE:
         return (
-            f"botarena ladder: cannot reach the server at {args.server} "
+            f"botarena ladder: cannot reach the server at {server} "
             f"(is `botarena serve --ladder` running there?): {error.message}"
         )
     if error.code == grpc.StatusCode.UNIMPLEMENTED:
         return (
-            f"botarena ladder: the server at {args.server} runs no ladder "
+            f"botarena ladder: the server at {server} runs no ladder "
             "(start it with `botarena serve --ladder`)"
         )
     return f"botarena ladder: {error}"
@@ -268,9 +279,15 @@ def run_ladder_command(args: argparse.Namespace, bots: Mapping[str, Any]) -> int
     """
     console = ladder_console()
     try:
-        return asyncio.run(_run(args, bots, console))
+        server = server_target(args)
+    except ValueError as error:
+        console.print(f"botarena ladder: {error}", markup=False, highlight=False, soft_wrap=True)
+        return 2
+    assert server is not None  # --server has a default
+    try:
+        return asyncio.run(_run(args, server, bots, console))
     except BotarenaError as exc:
-        console.print(_failure(args, exc), markup=False, highlight=False, soft_wrap=True)
+        console.print(_failure(server, exc), markup=False, highlight=False, soft_wrap=True)
         return 1
     except KeyboardInterrupt:
         return 130

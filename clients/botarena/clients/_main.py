@@ -1,8 +1,10 @@
 """``bot_main``: the bot executable convention (docs/bots.md) for Python bots.
 
-A bot is a command. It learns where to play from ``--server HOST:PORT`` and
+A bot is a command. It learns where to play from ``--server SERVER`` and
 ``--token TOKEN``, or from the environment variables ``BOTARENA_SERVER`` and
 ``BOTARENA_TOKEN`` (arguments win), plays its seat and exits 0 once the match is over.
+``SERVER`` is ``HOST:PORT`` (plaintext) or ``botarena+tls://HOST:PORT[?ca=PATH]`` (TLS);
+``--tls`` and ``--tls-ca PEM`` turn a ``HOST:PORT`` into TLS (``ServerTarget``).
 A seat token names its match; ``--match`` / ``BOTARENA_MATCH`` may name it too. Logs go
 to stderr, which the match runner keeps per game.
 """
@@ -17,6 +19,7 @@ from collections.abc import Callable, Sequence
 
 from botarena.clients._bot import Bot, run_bot
 from botarena.clients._errors import BotarenaError
+from botarena.clients._target import TLS_SCHEME, add_server_arguments, server_target
 
 __all__ = [
     "ENV_MATCH",
@@ -29,7 +32,8 @@ __all__ = [
 ]
 
 ENV_SERVER = "BOTARENA_SERVER"
-"""Environment variable holding the server address, ``host:port``."""
+"""Environment variable holding the server: ``host:port`` or
+``botarena+tls://host:port[?ca=PATH]`` (``ServerTarget``)."""
 ENV_MATCH = "BOTARENA_MATCH"
 """Environment variable holding the match's name, ``matches/{id}`` (optional: the seat
 token names its match)."""
@@ -52,7 +56,11 @@ def _parser(prog: str | None, description: str | None) -> argparse.ArgumentParse
         epilog=f"Each option defaults to its environment variable (${ENV_SERVER}, "
         f"${ENV_MATCH}, ${ENV_TOKEN}, ${ENV_SEED}).",
     )
-    parser.add_argument("--server", default=os.environ.get(ENV_SERVER), help="HOST:PORT")
+    add_server_arguments(
+        parser,
+        default=os.environ.get(ENV_SERVER),
+        help_text=f"HOST:PORT (plaintext) or {TLS_SCHEME}://HOST:PORT[?ca=PATH] (TLS)",
+    )
     parser.add_argument(
         "--match",
         default=os.environ.get(ENV_MATCH, ""),
@@ -106,6 +114,11 @@ def bot_main(
     for option, env in (("server", ENV_SERVER), ("token", ENV_TOKEN)):
         if not getattr(args, option):
             parser.error(f"--{option} or ${env} is required")
+    try:
+        server = server_target(args)
+    except ValueError as error:
+        parser.error(str(error))
+    assert server is not None
     logging.basicConfig(
         stream=sys.stderr,
         level=args.log_level.upper(),
@@ -114,10 +127,10 @@ def bot_main(
     logger = logging.getLogger("botarena.clients.bot")
     try:
         outcome = run_bot(
-            bot_factory(), server=args.server, token=args.token, match=args.match, seed=args.seed
+            bot_factory(), server=server, token=args.token, match=args.match, seed=args.seed
         )
     except BotarenaError as exc:
-        logger.error("cannot play %s on %s: %s", args.match or "the seat", args.server, exc)
+        logger.error("cannot play %s on %s: %s", args.match or "the seat", server, exc)
         return EXIT_CONNECTION_FAILED
     except KeyboardInterrupt:
         return _EXIT_INTERRUPTED

@@ -21,6 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from botarena.clients._help import DefaultsHelpFormatter
+from botarena.clients._target import ServerTarget, add_server_arguments, server_target
 from botarena.v1 import match_pb2
 
 __all__ = ["add_replay_parser", "run_replay_command"]
@@ -40,10 +41,11 @@ def add_replay_parser(commands: Any, add_operator_options: Any) -> None:
         "with is refused.",
     )
     replay.add_argument("source", help="a replay file, or matches/ID with --server")
-    replay.add_argument(
-        "--server",
+    add_server_arguments(
+        replay,
         default=_DEFAULT_SERVER,
-        help="the server to fetch matches/ID from (default %(default)s)",
+        help_text="the server to fetch matches/ID from, HOST:PORT or "
+        "botarena+tls://HOST:PORT[?ca=PATH]",
     )
     shown = replay.add_mutually_exclusive_group()
     shown.add_argument(
@@ -95,7 +97,13 @@ def run_replay_command(args: argparse.Namespace, options: Mapping[str, object]) 
     console = Console(highlight=False, stderr=to_stdout)
     overrides = config_overrides(dict(options))
     try:
-        replay = _load(args.source, args.server, overrides)
+        server = server_target(args)
+    except ValueError as error:
+        _error(f"botarena replay: {error}")
+        return 2
+    assert server is not None  # --server has a default
+    try:
+        replay = _load(args.source, server, overrides)
         if not args.no_check:
             check_replay(replay, overrides)
     except (ReplayFormatError, ReplayMismatchError) as error:
@@ -140,7 +148,7 @@ def _error(message: str) -> None:
     print(message, file=sys.stderr)
 
 
-def _load(source: str, server: str, overrides: Any) -> match_pb2.Replay:
+def _load(source: str, server: ServerTarget, overrides: Any) -> match_pb2.Replay:
     from botarena.clients.replays import load_replay
 
     if source.startswith("matches/") and not Path(source).exists():
@@ -148,7 +156,7 @@ def _load(source: str, server: str, overrides: Any) -> match_pb2.Replay:
     return load_replay(source, overrides)
 
 
-async def _fetch(server: str, name: str) -> match_pb2.Replay:
+async def _fetch(server: ServerTarget, name: str) -> match_pb2.Replay:
     from botarena.clients import AsyncMatchClient
 
     async with AsyncMatchClient(target=server) as client:

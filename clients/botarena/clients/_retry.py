@@ -18,7 +18,7 @@ from typing import TypeVar
 
 import grpc
 
-from botarena.clients._errors import BotarenaError
+from botarena.clients._errors import BotarenaError, TlsError
 
 __all__ = [
     "RECONNECT_CHANNEL_OPTIONS",
@@ -133,7 +133,10 @@ class Retry:
 def is_retryable(error: BotarenaError) -> bool:
     """Return True when repeating the call (same ``request_id``) may succeed: the server
     was unreachable, the call ran out of time or was cancelled by a stopping server, or
-    the server admits no new match for now."""
+    the server admits no new match for now; never for a :class:`TlsError`, which no
+    retry mends."""
+    if isinstance(error, TlsError):
+        return False
     return error.retryable or error.code in RECONNECT_CODES
 
 

@@ -1,3 +1,4 @@
+# mypy: disable-error-code="import-untyped"
 """The ``botarena`` command: one entry point, one subcommand per tool.
 
 ``botarena serve`` runs the server (``--ladder`` adds the bot ladder); ``botarena match``
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ipaddress
 import logging
 import os
 import signal
@@ -61,6 +63,7 @@ def _parser() -> argparse.ArgumentParser:
         help="JSON lines, console, or auto: JSON unless stdout is a terminal",
     )
     serve.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info")
+    _add_tls_arguments(serve)
     _add_operator_options(serve)
     _add_admission_arguments(serve)
     ladder_options = serve.add_argument_group("ladder")
@@ -114,6 +117,73 @@ def _parser() -> argparse.ArgumentParser:
 
     add_replay_parser(commands, _add_operator_options)
     return parser
+
+
+def _add_tls_arguments(serve: argparse.ArgumentParser) -> None:
+    group = serve.add_argument_group(
+        "TLS",
+        "Seat tokens, bot secrets and the admin token are bearer credentials: beyond this "
+        "machine, serve TLS. Without --tls-cert the server is plaintext and binds only a "
+        "loopback --host, unless --insecure.",
+    )
+    group.add_argument("--tls-cert", metavar="PEM", help="the server's certificate chain")
+    group.add_argument("--tls-key", metavar="PEM", help="its private key")
+    group.add_argument(
+        "--tls-client-ca",
+        metavar="PEM",
+        help="require client certificates signed by this CA (or these CAs)",
+    )
+    group.add_argument(
+        "--insecure",
+        action="store_true",
+        help="serve plaintext on a non-loopback --host (behind a TLS-terminating proxy)",
+    )
+
+
+def _server_credentials(args: argparse.Namespace) -> Any:
+    """Return the ``grpc.ServerCredentials`` of ``serve``'s TLS flags; ``None`` serves
+    plaintext, which only a loopback ``--host`` or ``--insecure`` allows.
+
+    Raises:
+        ValueError: Flags that do not go together, a file that cannot be read, or
+            plaintext on a non-loopback host; the message says which in one line.
+    """
+    if args.tls_cert is None and args.tls_key is None:
+        if args.tls_client_ca is not None:
+            raise ValueError("--tls-client-ca needs --tls-cert and --tls-key")
+        if not args.insecure and not _is_loopback(args.host):
+            raise ValueError(
+                f"refusing to serve plaintext on {args.host}, which is not a loopback "
+                "address: seat tokens and bot secrets would cross the network in clear "
+                "text; give --tls-cert and --tls-key, or --insecure (behind a TLS proxy)"
+            )
+        return None
+    if args.tls_cert is None or args.tls_key is None:
+        raise ValueError("--tls-cert and --tls-key go together")
+    import grpc
+
+    from botarena.clients._target import read_pem
+
+    key = read_pem(args.tls_key, "--tls-key", "PRIVATE KEY")
+    chain = read_pem(args.tls_cert, "--tls-cert", "CERTIFICATE")
+    client_ca = (
+        read_pem(args.tls_client_ca, "--tls-client-ca", "CERTIFICATE")
+        if args.tls_client_ca is not None
+        else None
+    )
+    return grpc.ssl_server_credentials(
+        [(key, chain)], root_certificates=client_ca, require_client_auth=client_ca is not None
+    )
+
+
+def _is_loopback(host: str) -> bool:
+    """Return whether ``host`` is ``localhost`` or a loopback address (127.0.0.0/8, ::1)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # another name: it may resolve to any address
 
 
 def _add_operator_options(serve: argparse.ArgumentParser) -> None:
@@ -222,7 +292,7 @@ def _ladder(args: argparse.Namespace, store: Any, options: Mapping[str, object])
     return Ladder(manager, LadderStore(store.connection), settings)
 
 
-async def _serve(args: argparse.Namespace, options: Mapping[str, object]) -> int:
+async def _serve(args: argparse.Namespace, options: Mapping[str, object], credentials: Any) -> int:
     import structlog
 
     from botarena.server.service import create_server
@@ -247,12 +317,15 @@ async def _serve(args: argparse.Namespace, options: Mapping[str, object]) -> int
             store=None if ladder is not None else store,
             operator_options=options,
             ladder=ladder,
+            credentials=credentials,
             **({} if ladder is not None else _admission_limits(args)),
         )
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(signum, stop.set)
+        if credentials is None and not _is_loopback(host):
+            logger.warning("serving plaintext beyond loopback (--insecure)", host=host)
         logger.info(
             "serving",
             host=host,
@@ -260,6 +333,8 @@ async def _serve(args: argparse.Namespace, options: Mapping[str, object]) -> int
             database=path,
             admin_token_required=admin_token is not None,
             ladder=ladder is not None,
+            tls=credentials is not None,
+            client_certificates_required=args.tls_client_ca is not None,
             **_admission_limits(args),
         )
         await stop.wait()
@@ -291,6 +366,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "serve":
         from botarena.server.service import configure_logging
 
+        try:
+            # Before logging is set up: a refusal leaves the process's logging alone.
+            credentials = _server_credentials(args)
+        except ValueError as error:
+            print(f"botarena serve: {error}", file=sys.stderr)
+            return 2
         json = {"auto": None, "json": True, "console": False}[args.log_format]
         configure_logging(level=getattr(logging, args.log_level.upper()), json=json)
         try:
@@ -298,7 +379,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ValueError as error:
             print(f"botarena serve: {error}", file=sys.stderr)
             return 2
-        return asyncio.run(_serve(args, options))
+        return asyncio.run(_serve(args, options, credentials))
     if args.command == "replay":
         from botarena.clients._replay_cli import run_replay_command
 

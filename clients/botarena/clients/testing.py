@@ -49,11 +49,13 @@ async def start_server_async(**options: Any) -> AsyncIterator[str]:
     """Serve from the running event loop while the ``async with`` block runs.
 
     Args:
-        **options: Passed to ``create_server`` (for example ``admin_token=``, or
+        **options: Passed to ``create_server`` (for example ``admin_token=``,
+            ``credentials=grpc.ssl_server_credentials(...)`` to serve TLS, or
             ``MatchManager`` options such as ``max_active_matches=``).
 
     Yields:
-        The server's address, ``"127.0.0.1:PORT"``.
+        The server's address, ``"127.0.0.1:PORT"`` (over TLS, clients connect to
+        ``f"botarena+tls://{address}?ca=PATH"``).
     """
     # Imported here: the SDK does not need the server unless a test starts one.
     from botarena.server.service import create_server

@@ -105,15 +105,16 @@ export function stderrLogger(prefix = 'botarena') {
  *   DecisionClock (time left, deadline). Optional hooks:
  *   `onMatchStart(match, seat)` and `onMatchEnd(outcome)`.
  * @param {object} options
- * @param {string} options.server  'host:port'
+ * @param {string|object} options.server  'host:port' (plaintext) or
+ *   'botarena+tls://host:port[?ca=PATH]' (TLS), or a parseServerTarget() result
  * @param {string} options.token   the seat token (it names its match)
  * @param {string} [options.match] 'matches/{id}'; empty lets the token name it
  * @param {number|string} [options.seed] seeds the Rng handed to the bot
  * @param {object} [options.reconnect] / [options.resubmit] backoff policies
  * @param {object} [options.log] {info, warn}; default: stderr
  * @returns {Promise<object>} the MatchOutcome ({results: [{seat, score, rank, forfeited}], reason})
- * @throws {BotarenaError} the seat cannot be played (token, match) or the server stayed
- *   unreachable; or whatever the bot threw
+ * @throws {BotarenaError} the seat cannot be played (token, match), TLS cannot be agreed
+ *   on (TlsError, at once) or the server stayed unreachable; or whatever the bot threw
  */
 export async function runBot(bot, options) {
   const client = new MatchClient({ target: options.server, token: options.token });

@@ -1,6 +1,7 @@
-// The botarena MatchService over @grpc/grpc-js, its messages loaded at run time from the
-// contract in ../../../proto (no generated or copied message definitions), and the
-// server's rich errors (google.rpc.Status + ErrorInfo) turned into BotarenaError.
+// The botarena MatchService over @grpc/grpc-js (plaintext or TLS, lib/target.js), its
+// messages loaded at run time from the contract in ../../../proto (no generated or copied
+// message definitions), and the server's rich errors (google.rpc.Status + ErrorInfo)
+// turned into BotarenaError; a failed TLS agreement into TlsError.
 
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -9,6 +10,14 @@ import { fileURLToPath } from 'node:url';
 
 import grpc from '@grpc/grpc-js';
 import protoLoader from '@grpc/proto-loader';
+
+import {
+  channelCredentials,
+  parseServerTarget,
+  speaksTls,
+  tlsFailureCause,
+  worthProbing,
+} from './target.js';
 
 /** The folder holding botarena/v1/*.proto: the repository's proto/ (override: BOTARENA_PROTO_DIR). */
 export const PROTO_DIR =
@@ -87,6 +96,23 @@ export class BotarenaError extends Error {
     const used = Number(this.metadata.illegal_moves);
     const limit = Number(this.metadata.max_illegal_moves);
     return this.illegalMove && used >= limit;
+  }
+}
+
+/**
+ * UNAVAILABLE because client and server do not agree on TLS: the server's certificate is
+ * not signed by a trusted CA or does not name the host, or one side speaks TLS and the
+ * other plaintext. The message names the likely cause. Never transient: the connection's
+ * settings must change.
+ */
+export class TlsError extends BotarenaError {
+  constructor(code, message) {
+    super(code, null, message);
+    this.name = 'TlsError';
+  }
+
+  get transient() {
+    return false;
   }
 }
 
@@ -188,12 +214,15 @@ function* fields(bytes) {
 export class MatchClient {
   /**
    * @param {object} options
-   * @param {string} options.target  'host:port' of the server (plaintext gRPC)
+   * @param {string|object} options.target  the server: 'host:port' (plaintext),
+   *   'botarena+tls://host:port[?ca=PATH]' (TLS) or a parseServerTarget() result
    * @param {string} [options.token] the seat token, sent as `authorization: Bearer <token>`
+   * @throws {Error} a malformed target, or TLS files that cannot be read
    */
   constructor({ target, token = '' }) {
     const MatchService = loadMatchService();
-    this.stub = new MatchService(target, grpc.credentials.createInsecure());
+    this.server = parseServerTarget(target);
+    this.stub = new MatchService(this.server.address, channelCredentials(this.server));
     this.metadata = new grpc.Metadata();
     if (token) this.metadata.set('authorization', `Bearer ${token}`);
   }
@@ -203,9 +232,20 @@ export class MatchClient {
     const deadline = new Date(Date.now() + timeoutSeconds * 1000);
     return new Promise((resolve, reject) => {
       this.stub[method](request, this.metadata, { deadline }, (error, response) =>
-        error ? reject(toBotarenaError(error)) : resolve(response),
+        error ? this.failure(error).then(reject) : resolve(response),
       );
     });
+  }
+
+  /** The BotarenaError of a failed call; a failed TLS agreement becomes a TlsError. */
+  async failure(error) {
+    const failure = toBotarenaError(error);
+    if (!(failure instanceof BotarenaError)) return failure;
+    const probed =
+      worthProbing(failure.code, failure.details, this.server) &&
+      (await speaksTls(this.server.address));
+    const cause = tlsFailureCause(failure.code, failure.details, this.server, probed);
+    return cause === null ? failure : new TlsError(failure.code, cause);
   }
 
   getPlayerView(match = '') {

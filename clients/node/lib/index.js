@@ -1,7 +1,15 @@
 // botarena's JavaScript client: the MatchService client, the bot loop and the command
 // convention. See README.md.
 
-export { BotarenaError, MatchClient, PROTO_DIR, loadMatchService, newRequestId, toBotarenaError } from './client.js';
+export {
+  BotarenaError,
+  MatchClient,
+  PROTO_DIR,
+  TlsError,
+  loadMatchService,
+  newRequestId,
+  toBotarenaError,
+} from './client.js';
 export {
   DEFAULT_RECONNECT,
   DEFAULT_RESUBMIT,
@@ -13,3 +21,12 @@ export {
 } from './bot.js';
 export { botMain, parseBotArguments } from './main.js';
 export { Rng } from './rng.js';
+export {
+  TLS_SCHEME,
+  channelCredentials,
+  formatServerTarget,
+  parseServerTarget,
+  speaksTls,
+  tlsFailureCause,
+  withTls,
+} from './target.js';

@@ -1,8 +1,10 @@
 // botMain: the bot executable convention (docs/bots.md) for JavaScript bots.
 //
-// A bot is a command. It learns where to play from --server HOST:PORT and --token TOKEN,
+// A bot is a command. It learns where to play from --server SERVER and --token TOKEN,
 // or from BOTARENA_SERVER and BOTARENA_TOKEN (arguments win); --seed / BOTARENA_SEED
-// seeds its randomness. It plays its seat and exits 0 once the match is over, whatever
+// seeds its randomness. SERVER is HOST:PORT (plaintext) or
+// botarena+tls://HOST:PORT[?ca=PATH] (TLS); --tls, --tls-ca, --tls-cert and --tls-key turn
+// a HOST:PORT into TLS (lib/target.js). It plays its seat and exits 0 once the match is over, whatever
 // the result; 1 when the seat cannot be played or the bot crashed, 2 for bad arguments,
 // 130 on Ctrl-C. stdout is unused; the log goes to stderr.
 
@@ -10,17 +12,24 @@ import { parseArgs } from 'node:util';
 
 import { runBot, stderrLogger } from './bot.js';
 import { BotarenaError } from './client.js';
+import { channelCredentials, formatServerTarget, parseServerTarget, withTls } from './target.js';
 
 export const EXIT_MATCH_OVER = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
 export const EXIT_INTERRUPTED = 130;
 
-const USAGE = `usage: node BOT.js [--server HOST:PORT] [--token TOKEN] [--seed N] [--match matches/ID]
-Each option defaults to its environment variable ($BOTARENA_SERVER, $BOTARENA_TOKEN,
-$BOTARENA_SEED, $BOTARENA_MATCH); the seat token names its match.`;
+const USAGE = `usage: node BOT.js [--server SERVER] [--token TOKEN] [--seed N] [--match matches/ID]
+                   [--tls] [--tls-ca PEM] [--tls-cert PEM --tls-key PEM]
+SERVER is HOST:PORT (plaintext) or botarena+tls://HOST:PORT[?ca=PATH] (TLS); a TLS flag
+turns HOST:PORT into TLS. Each option defaults to its environment variable
+($BOTARENA_SERVER, $BOTARENA_TOKEN, $BOTARENA_SEED, $BOTARENA_MATCH); the seat token
+names its match.`;
 
-/** Parse the convention's arguments; returns {server, token, seed, match} or throws a usage message. */
+/**
+ * Parse the convention's arguments; returns {server, token, seed, match} (`server` in its
+ * one-string form) or throws a usage message.
+ */
 export function parseBotArguments(argv = process.argv.slice(2), env = process.env) {
   const { values } = parseArgs({
     args: argv,
@@ -29,6 +38,10 @@ export function parseBotArguments(argv = process.argv.slice(2), env = process.en
       token: { type: 'string', default: env.BOTARENA_TOKEN },
       seed: { type: 'string', default: env.BOTARENA_SEED },
       match: { type: 'string', default: env.BOTARENA_MATCH ?? '' },
+      tls: { type: 'boolean', default: false },
+      'tls-ca': { type: 'string' },
+      'tls-cert': { type: 'string' },
+      'tls-key': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -38,7 +51,16 @@ export function parseBotArguments(argv = process.argv.slice(2), env = process.en
   if (values.seed !== undefined && values.seed !== '' && !/^-?\d+$/.test(values.seed)) {
     throw new Error(`--seed must be an integer, got ${JSON.stringify(values.seed)}`);
   }
-  return { server: values.server, token: values.token, seed: values.seed || null, match: values.match };
+  let server = parseServerTarget(values.server);
+  if (values.tls || values['tls-ca'] || values['tls-cert'] || values['tls-key']) {
+    server = withTls(server, {
+      caFile: values['tls-ca'],
+      certFile: values['tls-cert'],
+      keyFile: values['tls-key'],
+    });
+  }
+  channelCredentials(server); // the TLS files are read now: a bad one is a usage error
+  return { server: formatServerTarget(server), token: values.token, seed: values.seed || null, match: values.match };
 }
 
 /**

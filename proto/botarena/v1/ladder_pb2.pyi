@@ -93,8 +93,9 @@ class RegisterBotResponse(_message.Message):
     BOT_FIELD_NUMBER: _builtins.int
     SECRET_FIELD_NUMBER: _builtins.int
     secret: _builtins.str
-    """The bot's secret: send it as `authorization: Bearer <secret>` on Connect. Shown only
-    here; the server keeps only its hash.
+    """The bot's secret: send it as `authorization: Bearer <secret>` on Connect, over TLS
+    beyond loopback (it is a bearer credential). Shown only here; the server keeps only
+    its hash.
     """
     @_builtins.property
     def bot(self) -> Global___LadderBot:

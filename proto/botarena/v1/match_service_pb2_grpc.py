@@ -32,7 +32,8 @@ class MatchServiceStub:
     `authorization: Bearer <token>`. A token acts only for its own seat and sees only that
     seat's view. A call without a token is a spectator: it sees no hidden information and
     cannot move. When the server runs with an admin token, CreateMatch requires it in the
-    same metadata entry.
+    same metadata entry. Tokens are bearer credentials: beyond loopback, connect over TLS
+    (the server's --tls-cert; docs/bots.md: TLS).
 
     Errors: every failure is a google.rpc.Status whose details hold a google.rpc.ErrorInfo
     with domain "botarena" and a reason from ErrorReason (the value name without the
@@ -101,7 +102,8 @@ class MatchServiceServicer:
     `authorization: Bearer <token>`. A token acts only for its own seat and sees only that
     seat's view. A call without a token is a spectator: it sees no hidden information and
     cannot move. When the server runs with an admin token, CreateMatch requires it in the
-    same metadata entry.
+    same metadata entry. Tokens are bearer credentials: beyond loopback, connect over TLS
+    (the server's --tls-cert; docs/bots.md: TLS).
 
     Errors: every failure is a google.rpc.Status whose details hold a google.rpc.ErrorInfo
     with domain "botarena" and a reason from ErrorReason (the value name without the
@@ -278,7 +280,8 @@ class MatchService:
     `authorization: Bearer <token>`. A token acts only for its own seat and sees only that
     seat's view. A call without a token is a spectator: it sees no hidden information and
     cannot move. When the server runs with an admin token, CreateMatch requires it in the
-    same metadata entry.
+    same metadata entry. Tokens are bearer credentials: beyond loopback, connect over TLS
+    (the server's --tls-cert; docs/bots.md: TLS).
 
     Errors: every failure is a google.rpc.Status whose details hold a google.rpc.ErrorInfo
     with domain "botarena" and a reason from ErrorReason (the value name without the

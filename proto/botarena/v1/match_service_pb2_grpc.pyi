@@ -33,7 +33,8 @@ class MatchServiceStub:
     `authorization: Bearer <token>`. A token acts only for its own seat and sees only that
     seat's view. A call without a token is a spectator: it sees no hidden information and
     cannot move. When the server runs with an admin token, CreateMatch requires it in the
-    same metadata entry.
+    same metadata entry. Tokens are bearer credentials: beyond loopback, connect over TLS
+    (the server's --tls-cert; docs/bots.md: TLS).
 
     Errors: every failure is a google.rpc.Status whose details hold a google.rpc.ErrorInfo
     with domain "botarena" and a reason from ErrorReason (the value name without the
@@ -133,7 +134,8 @@ class MatchServiceAsyncStub(MatchServiceStub):
     `authorization: Bearer <token>`. A token acts only for its own seat and sees only that
     seat's view. A call without a token is a spectator: it sees no hidden information and
     cannot move. When the server runs with an admin token, CreateMatch requires it in the
-    same metadata entry.
+    same metadata entry. Tokens are bearer credentials: beyond loopback, connect over TLS
+    (the server's --tls-cert; docs/bots.md: TLS).
 
     Errors: every failure is a google.rpc.Status whose details hold a google.rpc.ErrorInfo
     with domain "botarena" and a reason from ErrorReason (the value name without the
@@ -229,7 +231,8 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
     `authorization: Bearer <token>`. A token acts only for its own seat and sees only that
     seat's view. A call without a token is a spectator: it sees no hidden information and
     cannot move. When the server runs with an admin token, CreateMatch requires it in the
-    same metadata entry.
+    same metadata entry. Tokens are bearer credentials: beyond loopback, connect over TLS
+    (the server's --tls-cert; docs/bots.md: TLS).
 
     Errors: every failure is a google.rpc.Status whose details hold a google.rpc.ErrorInfo
     with domain "botarena" and a reason from ErrorReason (the value name without the

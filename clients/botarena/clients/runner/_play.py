@@ -44,6 +44,7 @@ from botarena.clients._errors import (
     MatchFinishedError,
     PermissionDeniedError,
     SeatForfeitedError,
+    TlsError,
 )
 from botarena.clients._main import ENV_MATCH, ENV_SEED, ENV_SERVER, ENV_TOKEN
 from botarena.clients._retry import Retry, RetryPolicy, call_with_retry, is_retryable
@@ -89,7 +90,8 @@ _logger = logging.getLogger("botarena.clients.runner")
 
 class MatchRefusedError(Exception):
     """The server refused to create a game's match: a bad configuration (such as a seat
-    count outside the game's range) or a missing admin token.
+    count outside the game's range) or a missing admin token; or the runner and the
+    server do not agree on TLS (``TlsError``).
 
     Every game of a run has the same configuration, so the run stops at the first one.
     """
@@ -525,6 +527,8 @@ async def play_game(
         created = await create_game_match(client, match_config(options, plan, names))
     except (InvalidRequestError, AuthenticationError, PermissionDeniedError) as error:
         raise MatchRefusedError(f"the server refused the match: {error}") from error
+    except TlsError as error:
+        raise MatchRefusedError(str(error)) from error
     match = created.match.name
     game_dir = game_folder(options.out, plan.number) if options.out else None
     if game_dir:

@@ -41,8 +41,9 @@ from rich.progress import (
 
 from botarena.clients._aio import AsyncMatchClient
 from botarena.clients._bot import Bot
-from botarena.clients._errors import BotarenaError
+from botarena.clients._errors import BotarenaError, TlsError
 from botarena.clients._retry import RetryPolicy, call_with_retry
+from botarena.clients._target import add_server_arguments, server_target
 from botarena.clients.runner import _folder
 from botarena.clients.runner._pages import write_index
 from botarena.clients.runner._plan import (
@@ -217,7 +218,12 @@ def add_match_arguments(
         help="show the output of command bot NAME as it comes (may be repeated)",
     )
     output.add_argument("--quiet", action="store_true", help="no progress bar")
-    parser.add_argument("--server", help="HOST:PORT of a running server (default: embedded)")
+    add_server_arguments(
+        parser,
+        default=None,
+        help_text="a running server, HOST:PORT or botarena+tls://HOST:PORT[?ca=PATH], "
+        "handed to command bots as is (default: an embedded server)",
+    )
     parser.add_argument("--admin-token", help="the server's admin token, if it has one")
     clocks = parser.add_argument_group("clocks and policies")
     clocks.add_argument("--move-time", type=float, default=5.0, help="seconds per decision")
@@ -418,6 +424,8 @@ async def _reach(client: AsyncMatchClient, target: str) -> None:
     """Return once the server answers a call; fail fast rather than once per game."""
     try:
         await call_with_retry(lambda: client.list_matches(page_size=1), _PROBE)
+    except TlsError as error:
+        raise _Unreachable(f"botarena match: {error.message}") from None
     except BotarenaError as error:
         raise _Unreachable(
             f"botarena match: cannot use the server at {target} "
@@ -451,20 +459,22 @@ async def _play_all(
     for plan in reversed(to_play):
         for index in plan.lineup_at_seat:
             first_game[lineup[index].name] = plan.number
+    target = server_target(args)
+    server = None if target is None else str(target)  # handed to command bots as is
     count = worker_count(
         args.concurrency,
-        embedded=args.server is None,
+        embedded=server is None,
         builtin_seats=sum(spec.builtin is not None for spec in lineup),
     )
     async with Workers(
-        args.server,
+        server,
         count=count,
         factories=factories,
         admin_token=args.admin_token,
         server_options=_embedded_options(operator_values),
     ) as pool:
-        if args.server:
-            await _reach(pool.places[0].client, args.server)
+        if server is not None:
+            await _reach(pool.places[0].client, server)
         queue: asyncio.Queue[GamePlan] = asyncio.Queue()
         for plan in to_play:
             queue.put_nowait(plan)
@@ -530,7 +540,9 @@ async def _play_all(
                     failures += 1
                     if not refused:
                         refused.append(str(error))
-                        console.print(f"[red]{error}; stopping the run")
+                        console.print(
+                            f"[red]{error}; stopping the run", highlight=False, soft_wrap=True
+                        )
                     while not queue.empty():
                         queue.get_nowait()
                 except BotFailedError as error:
@@ -782,7 +794,7 @@ def _write_results(
         "games_asked": args.games,
         "concurrency": args.concurrency,
         "seed": args.seed,
-        "server": args.server or "embedded",
+        "server": str(server_target(args) or "embedded"),
         "move_time": args.move_time,
         "time_bank": args.time_bank,
         "forfeit_on_timeout": args.forfeit_on_timeout,
@@ -833,6 +845,10 @@ def run_match(
     if stored is not None:
         _take_plan(args, stored)
     _validate(args)
+    try:
+        server_target(args)  # a bad --server or TLS file stops the run before it starts
+    except ValueError as error:
+        raise SystemExit(f"botarena match: {error}") from None
     operator_values = _operator_values(args)
     run = _settle(args, builtin)
     lineup, plans = run.lineup, run.plans

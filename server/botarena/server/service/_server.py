@@ -1,6 +1,6 @@
 # mypy: disable-error-code="import-untyped"
 """``create_server``: a grpc.aio server with the MatchService (and, with a ladder, the
-LadderService), health and reflection."""
+LadderService), health and reflection, over plaintext or TLS."""
 
 from __future__ import annotations
 
@@ -89,13 +89,14 @@ async def create_server(
     admin_token: str | None = None,
     operator_options: Mapping[str, object] | None = None,
     ladder: Ladder | None = None,
+    credentials: grpc.ServerCredentials | None = None,
     max_receive_message_bytes: int = MAX_RECEIVE_MESSAGE_BYTES,
     max_send_message_bytes: int = MAX_SEND_MESSAGE_BYTES,
     max_pending_calls: int = MAX_PENDING_CALLS,
     announce_options: bool = True,
     **manager_options: Any,
 ) -> tuple[Any, int]:
-    """Create and start a server listening on ``address`` (insecure).
+    """Create and start a server listening on ``address``, over TLS with ``credentials``.
 
     Args:
         address: ``host:port``; port 0 picks a free port. Several addresses listen
@@ -114,6 +115,9 @@ async def create_server(
         ladder: Serve the LadderService for this ladder, which is started here and
             closed when the server stops; its manager serves the matches (``manager``
             must then be unset or the same).
+        credentials: Serve TLS on every address with these credentials
+            (``grpc.ssl_server_credentials``; with client CAs it can require client
+            certificates); ``None`` serves plaintext, for loopback or a TLS proxy in front.
         max_receive_message_bytes: Cap on request size.
         max_send_message_bytes: Cap on response size.
         max_pending_calls: Calls queued before the server takes them, past which grpc
@@ -168,14 +172,20 @@ async def create_server(
     reflection.enable_server_reflection(
         (*services, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
+
+    def listen(where: str) -> int:
+        if credentials is None:
+            return int(server.add_insecure_port(where))
+        return int(server.add_secure_port(where, credentials))
+
     first, *others = [address] if isinstance(address, str) else address
-    port = server.add_insecure_port(first)
+    port = listen(first)
     if port == 0:
         raise RuntimeError(f"cannot listen on {first}")
     for other in others:
         if other.endswith(":0"):
             other = f"{other[:-2]}:{port}"
-        if server.add_insecure_port(other) == 0:
+        if listen(other) == 0:
             raise RuntimeError(f"cannot listen on {other}")
     await server.start()
     if ladder is not None:
