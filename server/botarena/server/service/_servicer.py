@@ -41,7 +41,7 @@ from botarena.server.service._convert import (
     default_config,
     encode_decision,
     encode_match,
-    encode_stored_match,
+    encode_summary,
     encode_view,
     match_id_of,
 )
@@ -50,7 +50,6 @@ from botarena.server.service._registry import ConfigOverrides, codec_for_game, c
 from botarena.server.service._replays import encode_replay
 from botarena.server.service.codecs import GameCodec
 from botarena.server.service.wire import add_legal_moves
-from botarena.server.store import StoredMatch
 from botarena.v1 import match_pb2, match_service_pb2
 
 __all__ = ["MatchServicer"]
@@ -167,7 +166,7 @@ class MatchServicer:
         """Return a match's public state."""
         match_id = match_id_of("name", request.name)
         response = match_service_pb2.GetMatchResponse()
-        if not _encode_summary(self.manager.find(match_id), response.match):
+        if not encode_summary(self.manager.find(match_id), response.match):
             raise MatchNotFoundError(match_id)
         return response
 
@@ -215,7 +214,7 @@ class MatchServicer:
             limit=size + 1,
         )
         for sequence, match in found[:size]:
-            if not _encode_summary(match, response.matches.add()):
+            if not encode_summary(match, response.matches.add()):
                 del response.matches[-1]
             if len(found) > size:
                 response.next_page_token = _encode_page_token(sequence, filters)
@@ -334,25 +333,6 @@ def _codec_checked(config: match_pb2.MatchConfig, field: str = "config.game") ->
         return codec_for_proto(int(config.game))
     except InvalidRequestError as error:
         raise InvalidRequestError(field, error.message.split(": ", 1)[-1], error.reason) from None
-
-
-def _encode_summary(match: Match | StoredMatch, out: match_pb2.Match) -> bool:
-    """Write a held match, or the stored record of a finished one, into ``out``.
-
-    Returns:
-        False when a stored record cannot be described (logged; ``out`` is partly
-        written): the match is then treated as missing, like one whose log does not
-        replay.
-    """
-    if isinstance(match, Match):
-        encode_match(match, out)
-        return True
-    try:
-        encode_stored_match(match, out)
-    except ValueError as error:
-        _logger.error("stored match not described", match=match.match_id, error=str(error))
-        return False
-    return True
 
 
 def _encode_page_token(before: int, filters: list[Any]) -> str:

@@ -1,0 +1,78 @@
+"""The web UI in headless Chromium: the leaderboard of a ladder run, a bot's page, and a
+live match page that follows the match to its end. Screenshots go to
+``test-artifacts/web-*.png``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from botarena.v1 import match_pb2
+
+from ..conftest import Page  # noqa: TID252 - tests/ is no package
+from .conftest import Table, WebServer, run_ladder, serve_web
+
+_VIEWER = "#botarena-viewer"
+
+
+def _at_version(tab: Page, version: int) -> None:
+    tab.page.wait_for_function(
+        f"document.querySelector('{_VIEWER}').dataset.version === '{version}'"
+    )
+
+
+def test_the_leaderboard_shows_the_bots_of_a_ladder_run(tmp_path: Path, tab: Page) -> None:
+    with serve_web(tmp_path / "ladder.db") as server:
+        ids = run_ladder(server, games=3)
+        page = tab.page
+        page.goto(server.url + "ladder/qwirkle")
+        rows = page.locator("[data-testid=leaderboard-qwirkle] tbody tr")
+        assert rows.count() == 2
+        names = sorted(rows.nth(i).locator("td").nth(1).inner_text() for i in range(2))
+        assert names == ["greedy", "random"]
+        assert all(int(rows.nth(i).locator("td").nth(6).inner_text()) >= 3 for i in range(2))
+        tab.screenshot("web-ladder.png")
+        page.click("text=greedy")
+        page.wait_for_selector("[data-testid=bot-name]")
+        assert page.url.endswith(f"/bots/{ids['greedy']}")
+        assert page.inner_text("[data-testid=bot-name]") == "greedy"
+        assert tab.count("[data-testid=rating-chart] circle") >= 3
+        assert tab.count("[data-testid=bot-matches] tbody tr") >= 3
+        tab.screenshot("web-bot.png")
+
+
+def test_a_live_match_page_follows_the_match_to_its_final_scores(
+    web_server: WebServer, tab: Page
+) -> None:
+    table = Table(web_server, names=("greedy", "another greedy"))
+    table.step(2)
+    page = tab.page
+    page.goto(web_server.url)
+    assert tab.count("[data-testid=running] tbody tr") == 1
+    tab.screenshot("web-matches.png")
+    page.click("text=watch")
+    page.wait_for_selector(f"{_VIEWER}[data-ready]")
+    assert page.get_attribute(_VIEWER, "data-ready") == "true", tab.errors
+    _at_version(tab, 2)
+    tiles = tab.count("[data-tile]")
+    assert tiles > 0
+    # A spectator's page: every rack face down.
+    assert tab.count("[data-rack-tile]") == 0
+    assert tab.count("[data-rack-back]") > 0
+    assert page.inner_text("[data-testid=result]").startswith("Live")
+    tab.screenshot("web-live-start.png")
+
+    match = table.step(8)
+    _at_version(tab, match.state_version)
+    assert tab.count("[data-tile]") > tiles
+    assert tab.count("[data-rack-tile]") == 0
+    tab.screenshot("web-live-middle.png")
+
+    final = table.finish()
+    assert final.state == match_pb2.Match.STATE_FINISHED
+    page.wait_for_function(f"document.querySelector('{_VIEWER}').dataset.live === 'ended'")
+    _at_version(tab, final.state_version)
+    scores = [page.inner_text(f"[data-testid=score-{seat}]") for seat in (0, 1)]
+    assert scores == [str(result.score) for result in final.outcome.results]
+    result = page.inner_text("[data-testid=result]")
+    assert "wins" in result or "share the win" in result
+    tab.screenshot("web-live-end.png")

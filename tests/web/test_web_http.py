@@ -1,0 +1,267 @@
+# mypy: disable-error-code="import-untyped"
+"""The web UI over real HTTP: its pages, 404s, public information only, the live event
+stream (order, end, resume, the cap) and slow pages that never stall a match."""
+
+from __future__ import annotations
+
+import gzip
+import re
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from botarena.v1 import match_pb2
+
+from .conftest import EventReader, Table, WebServer, run_ladder, serve_web
+
+# A seed whose digits appear nowhere else on the pages.
+_SEED = 8_234_659_234_659_234_123
+
+
+def _section(page: str, testid: str) -> str:
+    """The part of ``page`` from the element with ``data-testid=testid`` to the next h2."""
+    start = page.index(f'data-testid="{testid}"')
+    end = page.find("<h2>", start)
+    return page[start : end if end >= 0 else None]
+
+
+def test_the_front_page_lists_running_and_finished_matches_with_links(
+    web_server: WebServer,
+) -> None:
+    running = Table(web_server, names=("ann", "bob"))
+    running.step(3)
+    finished = Table(web_server, "qwixx", names=("cy", "dee"))
+    finished.finish()
+    page = web_server.page("/")
+    live = _section(page, "running")
+    recent = _section(page, "recent")
+    assert f'href="/matches/{running.match_id}"' in live
+    assert "ann" in live
+    assert "bob" in live
+    assert "● live" in live
+    assert finished.match_id not in live
+    assert f'href="/matches/{finished.match_id}"' in recent
+    assert running.match_id not in recent
+    only_qwixx = web_server.page("/?game=qwixx")
+    assert finished.match_id in only_qwixx
+    assert running.match_id not in only_qwixx
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/matches/0123456789abcdef",
+        "/matches/not-a-match",
+        "/matches/0123456789abcdef/events",
+        "/matches/0123456789abcdef/replay.binpb.gz",
+        "/nothing-here",
+        "/?game=chess",
+        "/ladder",
+        "/bots/0123",
+    ],
+)
+def test_unknown_pages_answer_404_with_a_page(web_server: WebServer, path: str) -> None:
+    status, kind, body = web_server.get(path)
+    assert status == 404
+    assert kind.startswith("text/html")
+    assert b'data-testid="error"' in body
+
+
+def test_names_are_text_not_markup(web_server: WebServer) -> None:
+    hostile = '<script>alert("x")</script>'
+    table = Table(web_server, names=(hostile, "b&b"))
+    table.step(1)
+    for path in ("/", f"/matches/{table.match_id}"):
+        page = web_server.page(path)
+        assert hostile not in page
+        assert "b&b" not in page
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in web_server.page("/")
+
+
+def test_no_rack_and_no_seed_leaves_while_a_match_runs(web_server: WebServer) -> None:
+    table = Table(web_server, seed=_SEED)
+    match = table.step(6)
+    racks = [table.seats[seat].get_player_view(table.name).view.qwirkle.rack for seat in (0, 1)]
+    assert all(racks)  # the seats' own views do hold racks
+    front = web_server.page("/")
+    page = web_server.page(f"/matches/{table.match_id}")
+    assert str(_SEED) not in front + page
+    events = EventReader(web_server.url, f"/matches/{table.match_id}/events").start()
+    steps = events.wait_for_version(match.state_version)
+    assert [event.id for event in steps] == [str(v) for v in range(match.state_version + 1)]
+    for event in steps:
+        chunk = event.replay()
+        assert not chunk.match.config.HasField("seed")
+        assert str(_SEED) not in event.data
+        (step,) = chunk.steps
+        assert not step.seat_views
+        assert not step.spectator_view.qwirkle.rack  # a spectator's view: sizes only
+        assert [seat.rack_size for seat in step.spectator_view.qwirkle.seats] != [0, 0]
+        if step.event.HasField("match_started"):
+            assert not step.event.match_started.match.config.HasField("seed")
+    status, _, _ = web_server.get(f"/matches/{table.match_id}/replay.binpb.gz")
+    assert status == 409
+    table.finish()
+    events.wait()
+
+
+def test_the_event_stream_carries_every_step_in_order_and_ends_with_the_match(
+    web_server: WebServer,
+) -> None:
+    table = Table(web_server, "qwixx", names=("x", "y"))
+    reader = EventReader(web_server.url, f"/matches/{table.match_id}/events").start()
+    assert reader.status == 200
+    assert reader.response_headers["Content-Type"].startswith("text/event-stream")
+    final = table.finish()
+    events = reader.wait()
+    assert events[-1].event == "end"
+    steps = [event.replay() for event in events[:-1]]
+    assert [int(event.id) for event in events[:-1]] == list(range(final.state_version + 1))
+    assert [chunk.steps[0].event.state_version for chunk in steps] == list(
+        range(final.state_version + 1)
+    )
+    assert steps[0].steps[0].event.HasField("match_started")
+    last = steps[-1]
+    assert last.steps[0].event.HasField("match_finished")
+    assert last.match.state == match_pb2.Match.STATE_FINISHED
+    assert [r.score for r in last.match.outcome.results] == [r.score for r in final.outcome.results]
+
+
+def test_a_reconnecting_page_gets_the_steps_after_its_last_event_id(
+    web_server: WebServer,
+) -> None:
+    table = Table(web_server)
+    match = table.step(5)
+    reader = EventReader(
+        web_server.url, f"/matches/{table.match_id}/events", headers={"Last-Event-ID": "3"}
+    ).start()
+    steps = reader.wait_for_version(match.state_version)
+    assert [event.id for event in steps] == [str(v) for v in range(4, match.state_version + 1)]
+    table.finish()
+    assert reader.wait()[-1].event == "end"
+
+
+def test_a_finished_match_shows_its_full_replay(web_server: WebServer) -> None:
+    table = Table(web_server, names=("greedy", "random"))
+    final = table.finish()
+    page = web_server.page(f"/matches/{table.match_id}")
+    assert "<script>botarena.start();</script>" in page
+    assert "botarenaLive.start();" not in page
+    status, kind, body = web_server.get(f"/matches/{table.match_id}/replay.binpb.gz")
+    assert (status, kind) == (200, "application/octet-stream")
+    replay = match_pb2.Replay.FromString(gzip.decompress(body))
+    assert replay == table.client.get_replay(table.name)  # what GetReplay serves
+    assert replay.match.config.seed == final.config.seed  # public after the end
+    assert all(len(step.seat_views) == 2 for step in replay.steps)
+
+
+def test_streams_over_the_cap_are_refused_with_503() -> None:
+    with serve_web(http_max_streams=1) as server:
+        table = Table(server)
+        first = EventReader(server.url, f"/matches/{table.match_id}/events").start()
+        second = EventReader(server.url, f"/matches/{table.match_id}/events").start()
+        second.wait()
+        assert (first.status, second.status) == (200, 503)
+        assert second.response_headers["Retry-After"] == "10"
+        table.finish()
+        assert first.wait()[-1].event == "end"
+        # The slot is free again once a page has gone.
+        third = EventReader(server.url, f"/matches/{table.match_id}/events").start()
+        assert third.status == 200
+        assert third.wait()[-1].event == "end"
+
+
+def _stalled_page(server: WebServer, match_id: str) -> socket.socket:
+    """A page that asks for the event stream and never reads a byte of it."""
+    host, port = server.url.removeprefix("http://").rstrip("/").rsplit(":", 1)
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect((host, int(port)))
+    request = f"GET /matches/{match_id}/events HTTP/1.1\r\nHost: {host}\r\n\r\n"
+    sock.sendall(request.encode())
+    return sock
+
+
+def test_pages_that_read_nothing_never_stall_the_match(web_server: WebServer) -> None:
+    table = Table(web_server, "qwixx", names=("x", "y"))
+    stalled = [_stalled_page(web_server, table.match_id) for _ in range(20)]
+    try:
+        reader = EventReader(web_server.url, f"/matches/{table.match_id}/events").start()
+        final = table.finish()  # every move is accepted while the stalled pages read nothing
+        events = reader.wait()
+        assert final.state == match_pb2.Match.STATE_FINISHED
+        assert [event.id for event in events[:-1]] == [
+            str(v) for v in range(final.state_version + 1)
+        ]
+        assert events[-1].event == "end"
+    finally:
+        for sock in stalled:
+            sock.close()
+
+
+def test_the_ladder_pages_show_the_bots_of_a_ladder_run(tmp_path: Path) -> None:
+    with serve_web(tmp_path / "ladder.db") as server:
+        ids = run_ladder(server, games=2)
+        board = server.page("/ladder/qwirkle")
+        rows = re.findall(r'<tr data-bot="([0-9a-f]+)">', board)
+        assert sorted(rows) == sorted(ids.values())
+        assert "greedy" in board
+        assert "random" in board
+        assert ids["greedy"] in server.page("/ladder")
+        bot = server.page(f"/bots/{ids['greedy']}")
+        points = int(re.search(r'data-points="(\d+)"', bot).group(1))  # type: ignore[union-attr]
+        assert points >= 2
+        assert bot.count('<tr data-match="') >= 2
+        assert server.get("/ladder/chess")[0] == 404
+        assert server.get("/bots/ffff")[0] == 404
+
+
+def test_serve_prints_the_web_ui_address_and_serves_it(tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "botarena.clients.cli", "serve", "--port", "0"]
+    command += ["--db", ":memory:", "--http-port", "0", "--log-format", "json"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as process:
+        try:
+            assert process.stdout is not None
+            url = ""
+            for line in process.stdout:
+                found = re.search(r'"web_ui": "(http://127\.0\.0\.1:\d+/)"', line)
+                if found:
+                    url = found.group(1)
+                    break
+            assert url
+            import urllib.request
+
+            with urllib.request.urlopen(url, timeout=30) as response:
+                assert response.status == 200
+                assert b"<h1>Matches</h1>" in response.read()
+        finally:
+            process.terminate()
+            process.wait(30)
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "web.example"])
+def test_serve_refuses_a_non_loopback_web_ui_without_insecure(
+    host: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from botarena.clients.cli import main
+
+    assert main(["serve", "--db", ":memory:", "--http-port", "0", "--http-host", host]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1
+    assert error.startswith(f"botarena serve: refusing to serve the web UI on {host}")
+
+
+def test_pages_load_nothing_from_elsewhere(web_server: WebServer) -> None:
+    table = Table(web_server)
+    table.step(1)
+    for path in ("/", f"/matches/{table.match_id}", "/?game=qwirkle"):
+        page = web_server.page(path)
+        assert "<link" not in page
+        assert not re.search(r"\ssrc\s*=", page)  # no script, image or style by address
+        assert "@import" not in page
+        # The only absolute address is SVG's namespace name, which is never fetched.
+        assert set(re.findall(r"https?://[^\s\"'`<>)]+", page)) <= {"http://www.w3.org/2000/svg"}
+    table.finish()
