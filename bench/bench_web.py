@@ -31,6 +31,7 @@ from google.protobuf import duration_pb2
 from botarena.bots import RandomBot
 from botarena.clients import AsyncMatchClient, run_bot_async
 from botarena.server.service import configure_logging, create_server
+from botarena.server.service.web import WebSettings
 from botarena.v1 import match_pb2
 
 _READER = r"""
@@ -117,7 +118,7 @@ async def main(matches: int, pages: int, rounds: int) -> None:
     server, port = await create_server(
         "127.0.0.1:0",
         http_address=("127.0.0.1", 0),
-        http_max_streams=max(pages, 1),
+        http_settings=WebSettings(max_streams=max(pages, 1)),
         max_matches_per_caller=0,
         max_creates_per_minute=0,
     )

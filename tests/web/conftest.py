@@ -18,7 +18,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Coroutine, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -284,12 +284,21 @@ class EventReader:
 
     def wait_for_version(self, version: int) -> list[Event]:
         """Wait until the step of ``version`` has arrived (or the stream ended)."""
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not self.done.is_set():
-            if any(event.id == str(version) for event in self.events):
-                break
-            time.sleep(0.01)
+        wait_until(
+            lambda: self.done.is_set() or any(event.id == str(version) for event in self.events)
+        )
         return list(self.events)
+
+
+def wait_until(condition: Callable[[], bool], timeout: float = 60.0) -> bool:
+    """Wait until ``condition()`` holds (checked every 10 ms); return whether it did
+    within ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.01)
+    return True
 
 
 def run_ladder(server: WebServer, games: int = 3) -> dict[str, str]:

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from botarena.server.service.web import WebSettings
 from botarena.v1 import match_pb2
 
-from .conftest import EventReader, Table, WebServer, run_ladder, serve_web
+from .conftest import EventReader, Table, WebServer, run_ladder, serve_web, wait_until
 
 # A seed whose digits appear nowhere else on the pages.
 _SEED = 8_234_659_234_659_234_123
@@ -159,7 +160,7 @@ def test_a_finished_match_shows_its_full_replay(web_server: WebServer) -> None:
 
 
 def test_streams_over_the_cap_are_refused_with_503() -> None:
-    with serve_web(http_max_streams=1) as server:
+    with serve_web(http_settings=WebSettings(max_streams=1)) as server:
         table = Table(server)
         first = EventReader(server.url, f"/matches/{table.match_id}/events").start()
         second = EventReader(server.url, f"/matches/{table.match_id}/events").start()
@@ -174,11 +175,14 @@ def test_streams_over_the_cap_are_refused_with_503() -> None:
         assert third.wait()[-1].event == "end"
 
 
-def _stalled_page(server: WebServer, match_id: str) -> socket.socket:
+def _stalled_page(server: WebServer, match_id: str, receive_buffer: int = 4096) -> socket.socket:
     """A page that asks for the event stream and never reads a byte of it."""
     host, port = server.url.removeprefix("http://").rstrip("/").rsplit(":", 1)
     sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+    # Small segments: on 127.0.0.1 (MTU 64 KiB) a single segment of a lagging page's
+    # catch-up would fill the window, however small the buffer, and get in whole.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, 536)
     sock.connect((host, int(port)))
     request = f"GET /matches/{match_id}/events HTTP/1.1\r\nHost: {host}\r\n\r\n"
     sock.sendall(request.encode())
@@ -200,6 +204,57 @@ def test_pages_that_read_nothing_never_stall_the_match(web_server: WebServer) ->
     finally:
         for sock in stalled:
             sock.close()
+
+
+def _read_to_the_end(sock: socket.socket) -> tuple[bytes, bool]:
+    """Everything the server sent on ``sock`` until it closed it (waiting at most a
+    minute for each read); and whether it reset the connection."""
+    sock.settimeout(60)
+    received = b""
+    try:
+        while chunk := sock.recv(65536):
+            received += chunk
+    except ConnectionResetError:
+        return received, True
+
+    return received, False
+
+
+def test_a_page_that_reads_nothing_is_dropped_while_the_others_go_on() -> None:
+    # Small buffers and a short timeout, so that a Qwirkle match's stream (~60 kB)
+    # fills them and the drop comes within the test; the defaults are 64 KiB and 10 s.
+    settings = WebSettings(write_timeout=0.5, max_unsent=4096)
+    with serve_web(http_settings=settings) as server:
+        tables = [Table(server, names=("greedy", "another greedy")) for _ in range(3)]
+        stalled = [_stalled_page(server, table.match_id, receive_buffer=1024) for table in tables]
+        try:
+            readers = [
+                EventReader(server.url, f"/matches/{table.match_id}/events").start()
+                for table in tables
+            ]
+            playing = list(tables)
+            while playing:  # the three matches move in turn, as on a busy server
+                playing = [t for t in playing if t.step(4).state == match_pb2.Match.STATE_ACTIVE]
+            finals = [table.match() for table in tables]
+            assert all(final.state == match_pb2.Match.STATE_FINISHED for final in finals)
+            for reader, final in zip(readers, finals, strict=True):
+                events = reader.wait()
+                assert [event.id for event in events[:-1]] == [
+                    str(v) for v in range(final.state_version + 1)
+                ]
+                assert events[-1].event == "end"
+            # Read only once dropped: reading would let a page that is merely slow go on.
+            assert wait_until(lambda: server.web.dropped == len(stalled))
+            for sock in stalled:
+                received, _ = _read_to_the_end(sock)  # returns once the server has closed it
+                assert received.startswith(b"HTTP/1.1 200 OK")
+                assert b"event: step" in received
+                assert b"event: end" not in received  # dropped before the end
+            assert server.web.dropped == len(stalled)
+            assert server.web.feeds.readers == 0
+        finally:
+            for sock in stalled:
+                sock.close()
 
 
 def test_the_ladder_pages_show_the_bots_of_a_ladder_run(tmp_path: Path) -> None:

@@ -221,6 +221,16 @@ def _check_http_host(args: argparse.Namespace) -> None:
     )
 
 
+def _web_settings(args: argparse.Namespace) -> Any:
+    """The web UI's settings from ``args`` (``None`` without a web UI: aiohttp is then
+    never imported)."""
+    if args.http_port is None:
+        return None
+    from botarena.server.service.web import WebSettings
+
+    return WebSettings(max_streams=args.http_max_streams)
+
+
 def _require_loopback(args: argparse.Namespace, host: str, what: str, why: str) -> None:
     """Refuse to serve ``what`` in clear text on a non-loopback ``host`` unless
     ``--insecure``.
@@ -377,7 +387,7 @@ async def _serve(args: argparse.Namespace, options: Mapping[str, object], creden
             ladder=ladder,
             credentials=credentials,
             http_address=None if args.http_port is None else (args.http_host, args.http_port),
-            http_max_streams=args.http_max_streams,
+            http_settings=_web_settings(args),
             **({} if ladder is not None else _admission_limits(args)),
         )
         stop = asyncio.Event()

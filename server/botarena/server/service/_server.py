@@ -5,7 +5,7 @@ LadderService), health and reflection, over plaintext or TLS."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 import structlog
@@ -25,6 +25,9 @@ from botarena.server.service._registry import ConfigOverrides, config_overrides,
 from botarena.server.service._servicer import MatchServicer
 from botarena.server.service._storage import ProtobufMatchCodec
 from botarena.server.store import Store
+
+if TYPE_CHECKING:  # aiohttp is imported only when a web UI is asked for
+    from botarena.server.service.web import WebSettings
 
 __all__ = [
     "DURABLE_FINISHED_MATCHES",
@@ -95,7 +98,7 @@ async def create_server(
     max_pending_calls: int = MAX_PENDING_CALLS,
     announce_options: bool = True,
     http_address: tuple[str, int] | None = None,
-    http_max_streams: int | None = None,
+    http_settings: WebSettings | None = None,
     **manager_options: Any,
 ) -> tuple[Any, int]:
     """Create and start a server listening on ``address``, over TLS with ``credentials``.
@@ -130,8 +133,9 @@ async def create_server(
             ``(host, port)`` (port 0: a free one), from the same event loop; it starts
             and stops with the server, and ``server.web`` is its :class:`WebUI` (its
             ``port`` and ``url``). ``None`` (the default): no web UI, ``server.web`` None.
-        http_max_streams: Live match pages served at once by the web UI
-            (``DEFAULT_MAX_STREAMS``); more are refused with 503.
+        http_settings: How the web UI serves its live pages (:class:`WebSettings`:
+            streams at once, the write timeout and the unsent bytes a page may hold);
+            the defaults when ``None``.
         **manager_options: Passed to a new :class:`MatchManager`.
 
     Returns:
@@ -200,14 +204,11 @@ async def create_server(
     if http_address is not None:
         # Imported only when asked for: every embedded server (runner workers) starts
         # without aiohttp.
-        from botarena.server.service.web import DEFAULT_MAX_STREAMS, start_web_ui
+        from botarena.server.service.web import start_web_ui
 
         try:
             web_ui = await start_web_ui(
-                manager,
-                *http_address,
-                ladder=ladder,
-                max_streams=http_max_streams or DEFAULT_MAX_STREAMS,
+                manager, *http_address, ladder=ladder, settings=http_settings
             )
         except OSError as error:
             await server.stop(None)

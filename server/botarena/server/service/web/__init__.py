@@ -10,6 +10,11 @@ aiohttp, server-sent events and how a slow page is kept from the match loop.
 
 from __future__ import annotations
 
-from botarena.server.service.web._app import DEFAULT_MAX_STREAMS, WebUI, start_web_ui
+from botarena.server.service.web._app import (
+    DEFAULT_MAX_STREAMS,
+    WebSettings,
+    WebUI,
+    start_web_ui,
+)
 
-__all__ = ["DEFAULT_MAX_STREAMS", "WebUI", "start_web_ui"]
+__all__ = ["DEFAULT_MAX_STREAMS", "WebSettings", "WebUI", "start_web_ui"]

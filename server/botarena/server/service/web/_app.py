@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import socket
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -29,7 +30,7 @@ from botarena.server.service.web._feeds import Feeds, LiveFeed
 from botarena.server.service.web._pages import bot_page, error_page, ladder_page, matches_page
 from botarena.v1 import match_pb2
 
-__all__ = ["DEFAULT_MAX_STREAMS", "WebUI", "start_web_ui"]
+__all__ = ["DEFAULT_MAX_STREAMS", "WebSettings", "WebUI", "start_web_ui"]
 
 _logger = structlog.get_logger("botarena.web")
 
@@ -42,12 +43,43 @@ _BOT_MATCHES_SHOWN = 50
 _RATING_HISTORY = 500
 # Finished matches' pages and replay files kept built (a finished match never changes).
 _FINISHED_CACHE = 32
-# A page whose connection takes nothing for this long is dropped (docs/decisions.md).
-_WRITE_TIMEOUT = 10.0
 # A comment line this often keeps proxies and the browser from closing a quiet stream.
 _KEEPALIVE = 15.0
 _RETRY_AFTER = "10"
 _HTML = "text/html"
+
+
+@dataclass(frozen=True, slots=True)
+class WebSettings:
+    """How the web UI serves its live pages (``docs/decisions.md``: the web UI).
+
+    Attributes:
+        max_streams: Live event streams (open match pages) served at once; more are
+            refused with 503 and ``Retry-After``.
+        write_timeout: Seconds a page's connection may take nothing while more than
+            ``max_unsent`` bytes wait for it; then the page is dropped (its socket
+            aborted; a browser's ``EventSource`` reconnects and resumes after its
+            ``Last-Event-ID``).
+        max_unsent: Bytes of a page's stream that may wait unsent in the kernel (its
+            socket's ``SO_SNDBUF``, which Linux doubles) and again in the server's
+            transport (its high-water mark); past that the page's writer waits, at
+            most ``write_timeout``. So a stalled page holds about three times this,
+            plus what one write sends (a page that lags gets what it missed at once).
+        flush_interval: The longest a new step waits before the pages are woken.
+    """
+
+    max_streams: int = DEFAULT_MAX_STREAMS
+    write_timeout: float = 10.0
+    max_unsent: int = 64 * 1024
+    flush_interval: float = 0.05
+
+    def __post_init__(self) -> None:
+        if self.max_streams < 1:
+            raise ValueError("max_streams must be at least 1")
+        if self.write_timeout <= 0 or self.flush_interval <= 0:
+            raise ValueError("write_timeout and flush_interval must be positive")
+        if self.max_unsent < 1:
+            raise ValueError("max_unsent must be at least 1")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,23 +94,25 @@ class WebUI:
     Args:
         manager: The matches.
         ladder: The ladder, if the server runs one.
-        max_streams: Live event streams served at once.
-        flush_interval: The longest a new step waits before the pages are woken.
+        settings: How live pages are served.
     """
 
     def __init__(
         self,
         manager: MatchManager,
         ladder: Ladder | None = None,
-        *,
-        max_streams: int = DEFAULT_MAX_STREAMS,
-        flush_interval: float = 0.05,
+        settings: WebSettings | None = None,
     ) -> None:
         self.manager = manager
         self.ladder = ladder
-        self.feeds = Feeds(manager, max_readers=max_streams, flush_interval=flush_interval)
+        self.settings = settings = settings or WebSettings()
+        self.feeds = Feeds(
+            manager, max_readers=settings.max_streams, flush_interval=settings.flush_interval
+        )
         self._finished: OrderedDict[str, _Finished] = OrderedDict()
         self._runner: web.AppRunner | None = None
+        self.dropped = 0
+        """Pages dropped so far for taking nothing for ``settings.write_timeout``."""
         self.port = 0
         self.host = ""
         self.app = web.Application(middlewares=[_errors])
@@ -205,7 +239,9 @@ class WebUI:
                 }
             )
             await response.prepare(request)
-            await _send(request, response, feed, after + 1)
+            _bound_unsent(request, self.settings.max_unsent)
+            if not await _send(request, response, feed, after + 1, self.settings.write_timeout):
+                self.dropped += 1
             return response
         finally:
             self.feeds.release(feed)
@@ -295,10 +331,42 @@ def _last_event_id(request: web.Request) -> int:
     return version if version >= 0 else -1
 
 
+def _bound_unsent(request: web.Request, max_unsent: int) -> None:
+    """Let ``max_unsent`` bytes of the stream wait in the kernel and as many in the
+    transport, past which a write waits for the page (``_send``).
+
+    Without it a stalled page was never found out: on Linux the kernel grows a
+    socket's send buffer by itself (up to ``net.ipv4.tcp_wmem``, 4 MiB), and on
+    127.0.0.1 a socket that reads nothing took 1.6 MB before the transport held a byte,
+    far more than a whole match's stream (a Qwirkle match: ~60 kB), so aiohttp's drain
+    never waited. A fixed ``SO_SNDBUF`` (which the kernel doubles) turns that off.
+    """
+    transport = request.transport
+    if transport is None:
+        return
+    sock = transport.get_extra_info("socket")
+    if sock is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, max_unsent)
+    transport.set_write_buffer_limits(high=max_unsent)
+
+
 async def _send(
-    request: web.Request, response: web.StreamResponse, feed: LiveFeed, cursor: int
-) -> None:
-    """Write the feed's frames from ``cursor`` on as they come, until its end frame."""
+    request: web.Request,
+    response: web.StreamResponse,
+    feed: LiveFeed,
+    cursor: int,
+    write_timeout: float,
+) -> bool:
+    """Write the feed's frames from ``cursor`` on as they come, until its end frame.
+
+    Each write is followed by a drain, which waits while the transport holds more than
+    its high-water mark (``WebSettings.max_unsent``): aiohttp's own ``write`` drains
+    only once 64 KiB have been written since its last drain. A page that takes nothing
+    for ``write_timeout`` meanwhile is dropped (its socket aborted).
+
+    Returns:
+        False when the page was dropped, else True (the end, or the page went).
+    """
     while True:
         wake = feed.wake
         frames = feed.frames
@@ -306,7 +374,7 @@ async def _send(
             data = b"".join(frames[cursor:])
             cursor = len(frames)
         elif feed.ended:
-            return
+            return True
         else:
             try:
                 await asyncio.wait_for(wake.wait(), _KEEPALIVE)
@@ -314,15 +382,21 @@ async def _send(
             except TimeoutError:
                 data = b": keep-alive\n\n"
         try:
-            async with asyncio.timeout(_WRITE_TIMEOUT):
+            async with asyncio.timeout(write_timeout):
                 await response.write(data)
+                await request.writer.drain()
         except TimeoutError:
-            _logger.info("slow page dropped", match=feed.match_id, peer=request.remote)
+            _logger.info(
+                "slow page dropped",
+                match=feed.match_id,
+                peer=request.remote,
+                unsent=request.transport.get_write_buffer_size() if request.transport else 0,
+            )
             if request.transport is not None:
                 request.transport.abort()
-            return
+            return False
         except (ConnectionError, RuntimeError):  # the page has gone
-            return
+            return True
 
 
 def _build_finished(match: Match) -> _Finished:
@@ -340,14 +414,19 @@ async def start_web_ui(
     port: int,
     *,
     ladder: Ladder | None = None,
-    max_streams: int = DEFAULT_MAX_STREAMS,
+    settings: WebSettings | None = None,
 ) -> WebUI:
     """Start the web UI on ``host:port`` (0: a free port) from the running event loop.
 
     Raises:
         OSError: The address cannot be bound.
     """
-    web_ui = WebUI(manager, ladder, max_streams=max_streams)
+    web_ui = WebUI(manager, ladder, settings)
     await web_ui.start(host, port)
-    _logger.info("web UI", url=web_ui.url, max_streams=max_streams)
+    _logger.info(
+        "web UI",
+        url=web_ui.url,
+        max_streams=web_ui.settings.max_streams,
+        write_timeout=web_ui.settings.write_timeout,
+    )
     return web_ui
