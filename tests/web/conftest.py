@@ -38,7 +38,11 @@ from botarena.v1 import match_pb2
 
 T = TypeVar("T")
 
-_GAMES = {"qwirkle": match_pb2.GAME_QWIRKLE, "qwixx": match_pb2.GAME_QWIXX}
+_GAMES = {
+    "qwirkle": match_pb2.GAME_QWIRKLE,
+    "qwixx": match_pb2.GAME_QWIXX,
+    "queendomino": match_pb2.GAME_QUEENDOMINO,
+}
 # Generous clocks: a browser test waits for the page between two moves.
 _MOVE_TIME = duration_pb2.Duration(seconds=300)
 

@@ -1,11 +1,15 @@
-"""The web UI in headless Chromium: the leaderboard of a ladder run, a bot's page, and a
-live match page that follows the match to its end. Screenshots go to
-``test-artifacts/web-*.png``."""
+"""The web UI in headless Chromium: the leaderboard of a ladder run, a bot's page, live
+match pages of every game that follow the match to its end, and a page refused by the
+cap on streams. Screenshots go to ``test-artifacts/web-*.png``."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+from botarena.server.service.web import WebSettings
 from botarena.v1 import match_pb2
 
 from ..conftest import Page  # noqa: TID252 - tests/ is no package
@@ -69,10 +73,73 @@ def test_a_live_match_page_follows_the_match_to_its_final_scores(
 
     final = table.finish()
     assert final.state == match_pb2.Match.STATE_FINISHED
+    _final_scores(tab, final)
+    tab.screenshot("web-live-end.png")
+
+
+def _final_scores(tab: Page, final: match_pb2.Match) -> None:
+    """Wait for the page to have ended, at the final version, showing the final scores."""
+    page = tab.page
     page.wait_for_function(f"document.querySelector('{_VIEWER}').dataset.live === 'ended'")
     _at_version(tab, final.state_version)
-    scores = [page.inner_text(f"[data-testid=score-{seat}]") for seat in (0, 1)]
+    seats = range(len(final.seats))
+    scores = [page.inner_text(f"[data-testid=score-{seat}]") for seat in seats]
     assert scores == [str(result.score) for result in final.outcome.results]
     result = page.inner_text("[data-testid=result]")
     assert "wins" in result or "share the win" in result
-    tab.screenshot("web-live-end.png")
+
+
+# What each renderer draws more of as its match goes on (tests/viewers counts them all).
+_PIECES = {"qwixx": "[data-mark]", "queendomino": "[data-square]"}
+
+
+@pytest.mark.parametrize("game", sorted(_PIECES))
+def test_a_live_page_of_each_renderer_follows_the_match_to_its_final_scores(
+    game: str, web_server: WebServer, tab: Page
+) -> None:
+    table = Table(web_server, game, names=("ann", "bob"), seed=11)
+    match = table.step(2)
+    page = tab.page
+    page.goto(f"{web_server.url}matches/{table.match_id}")
+    page.wait_for_selector(f"{_VIEWER}[data-ready]")
+    assert page.get_attribute(_VIEWER, "data-ready") == "true", tab.errors
+    assert page.get_attribute(_VIEWER, "data-game") == game
+    _at_version(tab, match.state_version)
+    assert page.inner_text("[data-testid=result]").startswith("Live")
+    pieces = f"[data-testid=board] {_PIECES[game]}"
+    drawn = tab.count(pieces)
+
+    match = table.step(16)
+    assert match.state == match_pb2.Match.STATE_ACTIVE
+    _at_version(tab, match.state_version)
+    assert tab.count(pieces) > drawn
+    tab.screenshot(f"web-live-{game}-middle.png")
+
+    _final_scores(tab, table.finish())
+    tab.screenshot(f"web-live-{game}-end.png")
+
+
+def test_a_page_over_the_cap_on_streams_says_so(browser_context: Any, tab: Page) -> None:
+    with serve_web(http_settings=WebSettings(max_streams=1)) as server:
+        table = Table(server)
+        table.step(2)
+        address = f"{server.url}matches/{table.match_id}"
+        first = tab.page
+        first.goto(address)
+        _at_version(tab, 2)  # its stream holds the one slot
+        second = browser_context.new_page()
+        try:
+            refused: list[Any] = []
+            second.on("response", lambda response: refused.append(response.status))
+            second.goto(address)
+            second.wait_for_selector(f"{_VIEWER}[data-ready=error]")
+            assert second.get_attribute(_VIEWER, "data-live") == "closed"
+            message = second.inner_text("[data-testid=error]")
+            assert "too many viewers" in message
+            assert "Reload the page" in message
+            assert 503 in refused
+            Page(second).screenshot("web-refused.png")
+        finally:
+            second.close()
+        # The page that holds the slot goes on to the end.
+        _final_scores(tab, table.finish())
