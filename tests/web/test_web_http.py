@@ -5,11 +5,13 @@ stream (order, end, resume, the cap) and slow pages that never stall a match."""
 from __future__ import annotations
 
 import gzip
+import html
 import re
 import socket
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -49,6 +51,78 @@ def test_the_front_page_lists_running_and_finished_matches_with_links(
     only_qwixx = web_server.page("/?game=qwixx")
     assert finished.match_id in only_qwixx
     assert running.match_id not in only_qwixx
+
+
+def _next_page(page: str, testid: str) -> str:
+    """The address of the next page the link ``data-testid=testid`` leads to ("" if none)."""
+    found = re.search(rf'<a href="([^"]+)" data-testid="{testid}">', page)
+    return html.unescape(found.group(1)) if found else ""
+
+
+def test_the_match_lists_go_page_by_page_with_list_matches_tokens() -> None:
+    with serve_web(http_settings=WebSettings(page_size=2)) as server:
+        running = [Table(server, "qwixx", names=("r", "s")) for _ in range(3)]
+        finished = [Table(server, "qwixx", names=("f", "g")) for _ in range(3)]
+        for table in finished:
+            table.finish()
+        ids = {table.match_id for table in running + finished}
+        # Newest first: the last created of each list is on its first page.
+        front = server.page("/")
+        running_first = _rows(_section(front, "running"))
+        recent_first = _rows(_section(front, "recent"))
+        assert running_first == [t.match_id for t in running[::-1][:2]]
+        assert recent_first == [t.match_id for t in finished[::-1][:2]]
+        # The next page's link carries ListMatches' own token of that query.
+        api = running[0].client.list_matches(page_size=2, state=match_pb2.Match.STATE_ACTIVE)
+        following = _next_page(front, "running-next")
+        query = parse_qs(urlsplit(following).query)
+        assert query == {"state": ["running"], "page_token": [api.next_page_token]}
+        second = server.page(following)
+        assert _rows(_section(second, "running")) == [running[0].match_id]
+        assert 'data-testid="recent"' not in second  # one list, its next page
+        assert not _next_page(second, "running-next")  # and the last
+        recent_second = _rows(_section(server.page(_next_page(front, "recent-next")), "recent"))
+        assert recent_second == [finished[0].match_id]
+        assert set(running_first + recent_first + [running[0].match_id] + recent_second) == ids
+        # Kept by a game's filter; a token is refused for another list or game.
+        only_qwixx = server.page("/?game=qwixx")
+        assert "game=qwixx" in _next_page(only_qwixx, "running-next")
+        token = query["page_token"][0]
+        for wrong in (
+            f"/?state=finished&page_token={token}",
+            f"/?state=running&game=qwirkle&page_token={token}",
+            "/?state=running&page_token=bm90IGEgdG9rZW4=",
+            f"/?page_token={token}",
+            "/?state=abandoned",
+        ):
+            status, _, body = server.get(wrong)
+            assert status == 400, wrong
+            assert b'data-testid="error"' in body
+        for table in running:
+            table.finish()
+
+
+def _rows(section: str) -> list[str]:
+    return re.findall(r'<tr data-match="([0-9a-f]+)"', section)
+
+
+def test_a_leaderboard_goes_page_by_page(tmp_path: Path) -> None:
+    with serve_web(tmp_path / "ladder.db", http_settings=WebSettings(page_size=1)) as server:
+        ids = run_ladder(server, games=1)
+        first = server.page("/ladder/qwirkle")
+        top = re.findall(r'<tr data-bot="([0-9a-f]+)">', first)
+        following = _next_page(first, "leaderboard-qwirkle-next")
+        assert following.startswith("/ladder/qwirkle?page_token=")
+        second = server.page(following)
+        rest = re.findall(r'<tr data-bot="([0-9a-f]+)">', second)
+        assert len(top) == len(rest) == 1
+        assert sorted(top + rest) == sorted(ids.values())
+        assert '<td class="ba-num">2</td>' in second  # rank 2
+        assert not _next_page(second, "leaderboard-qwirkle-next")
+        # Every game's first page, with its link on.
+        assert _next_page(server.page("/ladder"), "leaderboard-qwirkle-next") == following
+        token = parse_qs(urlsplit(following).query)["page_token"][0]
+        assert server.get(f"/ladder/qwixx?page_token={token}")[0] == 400  # another game's
 
 
 @pytest.mark.parametrize(

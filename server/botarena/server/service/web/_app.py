@@ -13,6 +13,7 @@ import gzip
 import socket
 from collections import OrderedDict
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
 import structlog
 from aiohttp import web
@@ -22,12 +23,20 @@ from botarena.server.ladder import Ladder
 from botarena.server.match import Match, MatchError, MatchManager
 from botarena.server.service._convert import encode_summary, match_id_of
 from botarena.server.service._ladder import bot_entry, bot_match_entries, leaderboard_entries
+from botarena.server.service._paging import decode_page_token, encode_page_token, match_page
 from botarena.server.service._plugin import GamePlugin
 from botarena.server.service._registry import PLUGINS, plugin_for
 from botarena.server.service._replays import encode_replay
 from botarena.server.service.viewers.html import build_html, build_live_html
 from botarena.server.service.web._feeds import Feeds, LiveFeed
-from botarena.server.service.web._pages import bot_page, error_page, ladder_page, matches_page
+from botarena.server.service.web._pages import (
+    Board,
+    MatchList,
+    bot_page,
+    error_page,
+    ladder_page,
+    matches_page,
+)
 from botarena.v1 import match_pb2
 
 __all__ = ["DEFAULT_MAX_STREAMS", "WebSettings", "WebUI", "start_web_ui"]
@@ -37,8 +46,8 @@ _logger = structlog.get_logger("botarena.web")
 DEFAULT_MAX_STREAMS = 1000
 """Live event streams (open match pages) served at once; more are refused with 503."""
 
-_RUNNING_SHOWN = 100
-_RECENT_SHOWN = 50
+# The match lists of the front page, by their ?state= name.
+_LISTS = {"running": match_pb2.Match.STATE_ACTIVE, "finished": match_pb2.Match.STATE_FINISHED}
 _BOT_MATCHES_SHOWN = 50
 _RATING_HISTORY = 500
 # Finished matches' pages and replay files kept built (a finished match never changes).
@@ -66,20 +75,22 @@ class WebSettings:
             most ``write_timeout``. So a stalled page holds about three times this,
             plus what one write sends (a page that lags gets what it missed at once).
         flush_interval: The longest a new step waits before the pages are woken.
+        page_size: Matches on a page of a match list, bots on a page of a leaderboard.
     """
 
     max_streams: int = DEFAULT_MAX_STREAMS
     write_timeout: float = 10.0
     max_unsent: int = 64 * 1024
     flush_interval: float = 0.05
+    page_size: int = 50
 
     def __post_init__(self) -> None:
         if self.max_streams < 1:
             raise ValueError("max_streams must be at least 1")
         if self.write_timeout <= 0 or self.flush_interval <= 0:
             raise ValueError("write_timeout and flush_interval must be positive")
-        if self.max_unsent < 1:
-            raise ValueError("max_unsent must be at least 1")
+        if self.max_unsent < 1 or self.page_size < 1:
+            raise ValueError("max_unsent and page_size must be at least 1")
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,22 +169,35 @@ class WebUI:
     # ------------------------------------------------------------------ matches
 
     async def matches(self, request: web.Request) -> web.Response:
-        """``/``: the running and the recent matches, ``?game=NAME`` for one game."""
+        """``/``: the first page of the running and of the finished matches;
+        ``?state=running`` or ``?state=finished`` one of them, a page at a time
+        (``&page_token=``: ListMatches' token); ``?game=NAME`` for one game."""
         game = request.query.get("game", "")
         if game:
             _known_game(game)
-        running = self._summaries(game, finished=False, limit=_RUNNING_SHOWN)
-        recent = self._summaries(game, finished=True, limit=_RECENT_SHOWN)
-        return web.Response(text=matches_page(running, recent, game), content_type=_HTML)
-
-    def _summaries(self, game: str, *, finished: bool, limit: int) -> list[match_pb2.Match]:
-        found = self.manager.list_matches(game=game, finished=finished, limit=limit)
-        summaries = []
-        for _, match in found:
-            summary = match_pb2.Match()
-            if encode_summary(match, summary):
-                summaries.append(summary)
-        return summaries
+        shown = request.query.get("state", "")
+        page_token = request.query.get("page_token", "")
+        if shown and shown not in _LISTS:
+            raise _HttpError(400, "state is running or finished.")
+        if page_token and not shown:
+            raise _HttpError(400, "A page_token goes with a state (running or finished).")
+        lists = []
+        for key, state in _LISTS.items():
+            if shown and key != shown:
+                continue
+            matches, next_token = match_page(
+                self.manager,
+                game=game,
+                state=state,
+                page_token=page_token,
+                size=self.settings.page_size,
+            )
+            following = ""
+            if next_token:
+                query = {"state": key, "page_token": next_token} | ({"game": game} if game else {})
+                following = "/?" + urlencode(query)
+            lists.append(MatchList(key, matches, following, first=not page_token))
+        return web.Response(text=matches_page(lists, game), content_type=_HTML)
 
     async def match(self, request: web.Request) -> web.Response:
         """``/matches/{id}``: a running match live, a finished one's full replay."""
@@ -254,21 +278,32 @@ class WebUI:
         return self.ladder
 
     async def ladder_index(self, request: web.Request) -> web.Response:
-        """``/ladder``: every game's leaderboard."""
+        """``/ladder``: the first page of every game's leaderboard."""
         ladder = self._ladder()
-        boards = [
-            (plugin.name, plugin.title, leaderboard_entries(ladder, plugin.name))
-            for plugin in PLUGINS
-        ]
+        boards = [self._board(ladder, plugin, "") for plugin in PLUGINS]
         return web.Response(text=ladder_page(boards), content_type=_HTML)
 
     async def ladder_game(self, request: web.Request) -> web.Response:
-        """``/ladder/{game}``: one game's leaderboard."""
+        """``/ladder/{game}``: one game's leaderboard, a page at a time
+        (``?page_token=``)."""
         ladder = self._ladder()
-        game = request.match_info["game"]
-        plugin = _known_game(game)
-        board = [(plugin.name, plugin.title, leaderboard_entries(ladder, plugin.name))]
-        return web.Response(text=ladder_page(board), content_type=_HTML)
+        plugin = _known_game(request.match_info["game"])
+        board = self._board(ladder, plugin, request.query.get("page_token", ""))
+        return web.Response(text=ladder_page([board]), content_type=_HTML)
+
+    def _board(self, ladder: Ladder, plugin: GamePlugin, page_token: str) -> Board:
+        """A page of a game's leaderboard: the entries after the rank the token holds
+        (the whole board is ranked anew each time: a page goes on after a rank)."""
+        filters = ["leaderboard", plugin.name]
+        after = decode_page_token(page_token, filters) or 0
+        entries = leaderboard_entries(ladder, plugin.name)
+        size = self.settings.page_size
+        page = entries[after : after + size]
+        following = ""
+        if after + size < len(entries):
+            token = encode_page_token(after + size, filters)
+            following = f"/ladder/{plugin.name}?" + urlencode({"page_token": token})
+        return Board(plugin.name, plugin.title, page, following, first=not page_token)
 
     async def bot(self, request: web.Request) -> web.Response:
         """``/bots/{id}``: a bot's standing, recent matches and rating history."""
@@ -299,8 +334,9 @@ async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
         return await handler(request)
     except _HttpError as error:
         status, message, headers = error.status, error.message, error.headers
-    except MatchError as error:  # no such match, bot or game; a malformed id
-        status, message, headers = 404, error.message, {}
+    except MatchError as error:  # no such match, bot or game, a malformed id: 404
+        status = 400 if error.reason == "INVALID_PAGE_TOKEN" else 404
+        message, headers = error.message, {}
     except web.HTTPException as error:
         if error.status < 400:
             raise

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 import html
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from importlib import resources
 
 from botarena.server.service._registry import PLUGINS, plugin_for_proto
@@ -17,6 +18,8 @@ from botarena.server.service.viewers.html import build_page
 from botarena.v1 import ladder_pb2, match_pb2
 
 __all__ = [
+    "Board",
+    "MatchList",
     "bot_page",
     "error_page",
     "ladder_page",
@@ -156,27 +159,56 @@ def _game_filters(links: Iterable[tuple[str, str, bool]]) -> str:
     )
 
 
-def matches_page(
-    running: Sequence[match_pb2.Match], recent: Sequence[match_pb2.Match], game: str
-) -> str:
-    """The front page: the running matches and the recent finished ones.
+@dataclass(frozen=True, slots=True)
+class MatchList:
+    """A page of one of the front page's lists.
+
+    Attributes:
+        state: ``running`` or ``finished`` (its ``?state=``).
+        matches: The matches of the page, newest first, as ListMatches serves them.
+        following: The address of the next page; empty on the last.
+        first: Whether this is the list's first page.
+    """
+
+    state: str
+    matches: Sequence[match_pb2.Match]
+    following: str
+    first: bool
+
+
+_LIST_TEXT = {
+    "running": ("Running", "No match is running."),
+    "finished": ("Recent", "No match has finished yet."),
+}
+
+
+def _next_link(href: str, testid: str) -> str:
+    """The link to a list's next page, if there is one."""
+    if not href:
+        return ""
+    return f'<p class="wb-pages"><a href="{_attr(href)}" data-testid="{testid}">next page →</a></p>'
+
+
+def matches_page(lists: Sequence[MatchList], game: str) -> str:
+    """The front page: a page of the running matches and of the finished ones (or of
+    one of them).
 
     Args:
-        running: Unfinished matches, newest first.
-        recent: Finished matches, newest first.
+        lists: The lists shown, in order.
         game: The game they are filtered on (a registry name), empty for all.
     """
     links = [("/", "all games", not game)]
     links += [(f"/?game={p.name}", p.title, p.name == game) for p in PLUGINS]
-    body = (
-        "<h1>Matches</h1>"
-        f"<p>{len(running)} running · the {len(recent)} most recent finished</p>"
-        + _game_filters(links)
-        + "<h2>Running</h2>"
-        + _matches_table(running, "running", "No match is running.")
-        + "<h2>Recent</h2>"
-        + _matches_table(recent, "recent", "No match has finished yet.")
-    )
+    body = "<h1>Matches</h1>" + _game_filters(links)
+    for shown in lists:
+        title, empty = _LIST_TEXT[shown.state]
+        testid = "running" if shown.state == "running" else "recent"
+        heading = title if shown.first else f"{title} (older)"
+        body += (
+            f"<h2>{_text(heading)}</h2>"
+            + _matches_table(shown.matches, testid, empty)
+            + _next_link(shown.following, f"{testid}-next")
+        )
     return _layout("Matches", "matches", body)
 
 
@@ -225,16 +257,40 @@ def _leaderboard(entries: Sequence[ladder_pb2.LeaderboardEntry], game: str) -> s
     return _table(headers, rows, f"leaderboard-{game}")
 
 
-def ladder_page(boards: Sequence[tuple[str, str, Sequence[ladder_pb2.LeaderboardEntry]]]) -> str:
-    """The leaderboards: (registry name, title, entries) per game shown; one game's
-    alone is that game's page."""
-    shown = boards[0][0] if len(boards) == 1 else ""
+@dataclass(frozen=True, slots=True)
+class Board:
+    """A page of one game's leaderboard.
+
+    Attributes:
+        game: The game's registry name.
+        title: The game's title.
+        entries: The entries of the page, best first, as GetLeaderboard serves them.
+        following: The address of the next page; empty on the last.
+        first: Whether this is the board's first page.
+    """
+
+    game: str
+    title: str
+    entries: Sequence[ladder_pb2.LeaderboardEntry]
+    following: str
+    first: bool
+
+
+def ladder_page(boards: Sequence[Board]) -> str:
+    """The leaderboards: a page of each game's shown; one game's alone is that game's
+    page."""
+    shown = boards[0].game if len(boards) == 1 else ""
     links = [("/ladder", "all games", not shown)]
     links += [(f"/ladder/{p.name}", p.title, p.name == shown) for p in PLUGINS]
     body = "<h1>Ladder</h1><p>Rating: mu - 3 sigma (OpenSkill), best first.</p>"
     body += _game_filters(links)
-    for name, title, entries in boards:
-        body += f"<h2>{_text(title)}</h2>" + _leaderboard(entries, name)
+    for board in boards:
+        heading = board.title if board.first else f"{board.title} (further down)"
+        body += (
+            f"<h2>{_text(heading)}</h2>"
+            + _leaderboard(board.entries, board.game)
+            + _next_link(board.following, f"leaderboard-{board.game}-next")
+        )
     return _layout("Ladder", "ladder", body)
 
 
