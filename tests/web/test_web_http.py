@@ -15,8 +15,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from botarena.clients import AsyncLadderClient
 from botarena.server.service.web import WebSettings
-from botarena.v1 import match_pb2
+from botarena.v1 import ladder_pb2, match_pb2
 
 from .conftest import EventReader, Table, WebServer, run_ladder, serve_web, wait_until
 
@@ -344,8 +345,66 @@ def test_the_ladder_pages_show_the_bots_of_a_ladder_run(tmp_path: Path) -> None:
         points = int(re.search(r'data-points="(\d+)"', bot).group(1))  # type: ignore[union-attr]
         assert points >= 2
         assert bot.count('<tr data-match="') >= 2
+        # The chart is mu after each match, in the order they were rated, in a band of
+        # one sigma, as ListBotMatches now serves them from what the ladder stored.
+        bot_id = ids["greedy"]
+        bot, (history, stored, mu_now) = _page_with_history(server, bot_id)
+        rated = sorted(
+            (
+                (match.end_time.ToNanoseconds(), seat)
+                for match in history.matches
+                for seat in match.seats
+                if seat.bot.name == f"bots/{bot_id}" and seat.HasField("mu_after")
+            ),
+            key=lambda item: item[0],
+        )
+        seats = [seat for _, seat in rated]
+        assert len(seats) >= 2
+        assert sorted((s.mu_after, s.sigma_after) for s in seats) == stored
+        assert all(s.rating_after == pytest.approx(s.mu_after - 3 * s.sigma_after) for s in seats)
+        drawn = re.findall(r'data-mu="([-\d.]+)" data-sigma="([-\d.]+)"', bot)
+        assert drawn == [(f"{s.mu_after:.4f}", f"{s.sigma_after:.4f}") for s in seats]
+        assert 'data-testid="sigma-band"' in bot
+        assert seats[-1].mu_after == mu_now  # the last rated match left the bot's mu
         assert server.get("/ladder/chess")[0] == 404
         assert server.get("/bots/ffff")[0] == 404
+
+
+_History = tuple[ladder_pb2.ListBotMatchesResponse, list[tuple[float, float]], float]
+
+
+def _page_with_history(server: WebServer, bot_id: str) -> tuple[str, _History]:
+    """The bot's page, and its matches as ListBotMatches answers, its (mu, sigma) after
+    each rated match as the ladder stored them (sorted) and its mu now, all as they were
+    when the page was drawn: the ladder's last matches may still be ending, so the page
+    is taken again until the history is the same before and after it."""
+    address = server.address
+    ladder = server.ladder
+    assert ladder is not None
+
+    async def history() -> _History:
+        async with AsyncLadderClient(target=address) as client:
+            answer = await client.list_bot_matches(f"bots/{bot_id}", limit=500)
+        stored = sorted(
+            (seat.mu_after, seat.sigma_after)
+            for record in ladder.bot_matches(bot_id, 500)
+            for seat in record.seats
+            if seat.bot_id == bot_id and seat.mu_after is not None and seat.sigma_after is not None
+        )
+        return answer, stored, ladder.bot(bot_id).mu
+
+    taken: list[tuple[str, _History]] = []
+
+    def take() -> bool:
+        before = server.run(history())
+        page = server.page(f"/bots/{bot_id}")
+        if server.run(history()) != before:
+            return False
+        taken.append((page, before))
+        return True
+
+    assert wait_until(take)
+    return taken[0]
 
 
 def test_serve_prints_the_web_ui_address_and_serves_it(tmp_path: Path) -> None:

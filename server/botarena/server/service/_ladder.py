@@ -229,3 +229,5 @@ def _encode_match(
             entry.rank = seat.rank
         if seat.mu_after is not None and seat.sigma_after is not None:
             entry.rating_after = Rating(seat.mu_after, seat.sigma_after).conservative
+            entry.mu_after = seat.mu_after
+            entry.sigma_after = seat.sigma_after

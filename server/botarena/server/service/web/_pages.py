@@ -297,14 +297,24 @@ def ladder_page(boards: Sequence[Board]) -> str:
 # ---------------------------------------------------------------------- bots
 
 
-def _rating_chart(points: Sequence[tuple[str, float]]) -> str:
-    """An inline SVG line of the bot's rating after each of its matches, oldest first."""
+@dataclass(frozen=True, slots=True)
+class _Point:
+    """The bot's rating after one of its matches."""
+
+    label: str
+    mu: float
+    sigma: float
+
+
+def _rating_chart(points: Sequence[_Point]) -> str:
+    """An inline SVG of the bot's rating after each of its matches, oldest first: mu as
+    a line in a band of mu - sigma to mu + sigma."""
     if not points:
         return '<p class="wb-empty" data-testid="rating-chart">No rated match yet.</p>'
     width, height = 720, 220
     left, right, top, bottom = 48, 16, 12, 24
-    values = [value for _, value in points]
-    low, high = min(values), max(values)
+    low = min(point.mu - point.sigma for point in points)
+    high = max(point.mu + point.sigma for point in points)
     if high - low < 1e-9:
         low, high = low - 1, high + 1
     count = max(1, len(points) - 1)
@@ -315,16 +325,23 @@ def _rating_chart(points: Sequence[tuple[str, float]]) -> str:
     def y(value: float) -> float:
         return top + (1 - (value - low) / (high - low)) * (height - top - bottom)
 
-    line = " ".join(f"{x(i):.1f},{y(value):.1f}" for i, value in enumerate(values))
+    def path(values: Iterable[tuple[int, float]]) -> str:
+        return " ".join(f"{x(i):.1f},{y(value):.1f}" for i, value in values)
+
+    line = path((i, point.mu) for i, point in enumerate(points))
+    upper = path((i, point.mu + point.sigma) for i, point in enumerate(points))
+    lower = path(reversed([(i, point.mu - point.sigma) for i, point in enumerate(points)]))
     dots = "".join(
-        f'<circle class="wb-point" cx="{x(i):.1f}" cy="{y(value):.1f}" r="3">'
-        f"<title>{_text(label)}: {value:.2f}</title></circle>"
-        for i, (label, value) in enumerate(points)
+        f'<circle class="wb-point" cx="{x(i):.1f}" cy="{y(point.mu):.1f}" r="3" '
+        f'data-mu="{point.mu:.4f}" data-sigma="{point.sigma:.4f}">'
+        f"<title>{_text(point.label)}: mu {point.mu:.2f}, sigma {point.sigma:.2f} "
+        f"(rating {point.mu - 3 * point.sigma:.2f})</title></circle>"
+        for i, point in enumerate(points)
     )
     return (
         f'<div class="wb-chart"><svg viewBox="0 0 {width} {height}" role="img" '
-        f'aria-label="Rating after each match" data-testid="rating-chart" '
-        f'data-points="{len(points)}" preserveAspectRatio="none">'
+        f'aria-label="mu after each match, in a band of plus or minus one sigma" '
+        f'data-testid="rating-chart" data-points="{len(points)}" preserveAspectRatio="none">'
         f'<line class="wb-axis" x1="{left}" x2="{width - right}" y1="{y(low):.1f}" '
         f'y2="{y(low):.1f}"/>'
         f'<line class="wb-axis" x1="{left}" x2="{left}" y1="{top}" y2="{y(low):.1f}"/>'
@@ -332,6 +349,7 @@ def _rating_chart(points: Sequence[tuple[str, float]]) -> str:
         f'<text x="{left - 6}" y="{y(low):.1f}" text-anchor="end">{low:.1f}</text>'
         f'<text x="{left}" y="{height - 6}">match 1</text>'
         f'<text x="{width - right}" y="{height - 6}" text-anchor="end">match {len(points)}</text>'
+        f'<polygon class="wb-band" data-testid="sigma-band" points="{upper} {lower}"/>'
         f'<polyline class="wb-line" points="{line}"/>{dots}</svg></div>'
     )
 
@@ -371,11 +389,18 @@ def bot_page(
     history (``history``: its matches newest first, for the chart)."""
     bot = entry.bot
     game = _game_title(bot.game)
-    points = []
-    for match in reversed(history):
-        for seat in match.seats:
-            if seat.bot.name == bot.name and seat.HasField("rating_after"):
-                points.append((_time(match.create_time), seat.rating_after))
+    # In the order the matches were rated (they end, hence are rated, out of the order
+    # they were created in when a bot plays several at once).
+    rated = sorted(
+        (
+            (match.end_time.ToNanoseconds(), _time(match.end_time), seat)
+            for match in history
+            for seat in match.seats
+            if seat.bot.name == bot.name and seat.HasField("mu_after")
+        ),
+        key=lambda item: item[0],
+    )
+    points = [_Point(label, seat.mu_after, seat.sigma_after) for _, label, seat in rated]
     stats = [
         ("rank", str(entry.rank)),
         ("rating", f"{entry.conservative_rating:.2f}"),
@@ -389,7 +414,7 @@ def bot_page(
         f"<p>{_text(game)} · owner {_text(bot.owner or '-')} · {_status(entry)}</p>"
         '<div class="wb-stats" data-testid="stats">'
         + "".join(f"<div>{_text(label)}<b>{_text(value)}</b></div>" for label, value in stats)
-        + "</div><h2>Rating after each match</h2>"
+        + "</div><h2>Rating after each match: mu, and mu ± sigma</h2>"
         + _rating_chart(points)
         + "<h2>Recent matches</h2>"
     )
