@@ -143,3 +143,20 @@ def test_a_page_over_the_cap_on_streams_says_so(browser_context: Any, tab: Page)
             second.close()
         # The page that holds the slot goes on to the end.
         _final_scores(tab, table.finish())
+
+
+def test_seat_names_on_a_live_page_are_text_never_markup(web_server: WebServer, tab: Page) -> None:
+    names = ('<img src=x onerror="window.pwned=1">', "</script><script>window.pwned=2</script>")
+    table = Table(web_server, "qwixx", names=names)
+    table.step(3)
+    page = tab.page
+    page.goto(f"{web_server.url}matches/{table.match_id}")
+    page.wait_for_selector(f"{_VIEWER}[data-ready]")
+    assert page.get_attribute(_VIEWER, "data-ready") == "true", tab.errors
+    _at_version(tab, 3)
+    players = page.inner_text("[data-testid=players]")
+    assert all(name in players for name in names)  # shown as they are, as text
+    assert page.title() == f"Qwixx: {names[0]} vs {names[1]}"
+    assert tab.count("img[src=x]") == 0
+    _final_scores(tab, table.finish())
+    assert page.evaluate("typeof window.pwned") == "undefined"

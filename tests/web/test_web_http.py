@@ -16,6 +16,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from botarena.clients import AsyncLadderClient
+from botarena.server.service.viewers.html import build_page
 from botarena.server.service.web import WebSettings
 from botarena.v1 import ladder_pb2, match_pb2
 
@@ -182,6 +183,96 @@ def test_no_rack_and_no_seed_leaves_while_a_match_runs(web_server: WebServer) ->
     assert status == 409
     table.finish()
     events.wait()
+
+
+@pytest.mark.parametrize("game", ["qwirkle", "qwixx", "queendomino"])
+def test_a_live_page_gets_only_what_a_spectators_stream_carries(
+    web_server: WebServer, game: str
+) -> None:
+    table = Table(web_server, game, names=("ann", "bob"), seed=_SEED)
+    match = table.step(8)
+    version = match.state_version
+    steps = EventReader(web_server.url, f"/matches/{table.match_id}/events").start()
+    events = steps.wait_for_version(version)[: version + 1]
+    # A spectator over gRPC: StreamMatchEvents without a seat token.
+    spectator = []
+    for event in table.client.stream_match_events(table.name):
+        spectator.append(event)
+        if event.state_version == version:
+            break
+    chunks = [event.replay() for event in events]
+    assert len(chunks) == len(spectator) == version + 1
+    for chunk, event in zip(chunks, spectator, strict=True):
+        step = chunk.steps[0]
+        if event.HasField("move_applied"):  # a step holds the view beside its event
+            assert step.spectator_view == event.move_applied.view
+            event.move_applied.ClearField("view")
+        assert step.event == event
+    for chunk in chunks:
+        # No replay secrets, no format version: the match now and one spectator step.
+        assert {field.name for field, _ in chunk.ListFields()} == {"match", "steps"}
+        (step,) = chunk.steps
+        assert {field.name for field, _ in step.ListFields()} == {"event", "spectator_view"}
+        assert not chunk.match.config.HasField("seed")
+        assert chunk.match.state == match_pb2.Match.STATE_ACTIVE
+    assert chunks[-1].match == table.match()  # what GetMatch shows
+    # The live page itself holds no step, no seed, and no replay is given out yet.
+    page = web_server.page(f"/matches/{table.match_id}")
+    assert str(_SEED) not in page
+    assert 'id="botarena-replay"' in page
+    assert re.search(r'<script id="botarena-replay"[^>]*>\s*</script>', page)
+    status, _, body = web_server.get(f"/matches/{table.match_id}/replay.binpb.gz")
+    assert status == 409
+    assert b"still running" in body
+    table.finish()
+    assert steps.wait()[-1].event == "end"
+
+
+def test_bot_names_and_owners_are_text_on_the_ladder_pages(tmp_path: Path) -> None:
+    name = '"><script>alert(1)</script>'
+    owner = "<img src=x onerror=alert(2)> & co"
+    with serve_web(tmp_path / "ladder.db") as server:
+        ladder = server.ladder
+        assert ladder is not None
+
+        async def register() -> str:
+            return ladder.register(name, owner, "qwirkle")[0].bot_id
+
+        bot_id = server.run(register())
+        for path in ("/ladder", "/ladder/qwirkle", f"/bots/{bot_id}"):
+            page = server.page(path)
+            assert "<script>alert" not in page
+            assert "<img src=x" not in page
+            assert html.escape(name) in page
+            assert html.escape(owner) in page
+        assert f"<title>{html.escape(name)} · botarena</title>" in server.page(f"/bots/{bot_id}")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/matches/%3Cscript%3Ealert(1)%3C%2Fscript%3E",
+        "/?game=%3Cscript%3Ealert(1)%3C%2Fscript%3E",
+        "/ladder/%3Cscript%3Ealert(1)%3C%2Fscript%3E",
+    ],
+)
+def test_what_an_address_holds_is_text_on_its_error_page(tmp_path: Path, path: str) -> None:
+    with serve_web(tmp_path / "ladder.db") as server:
+        status, _, body = server.get(path)
+    assert status == 404
+    page = body.decode()
+    assert "<script>alert" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_nothing_ends_a_pages_script_or_style_early() -> None:
+    # The pages' scripts and styles are the server's own files (no name, no match data:
+    # those are escaped text, or base64): one that would close its element is refused.
+    page = build_page("</title><script>alert(1)</script>", "<p>body</p>")
+    assert "&lt;/title&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    for css in ("</style><script>alert(1)</script>", "</STYLE >"):
+        with pytest.raises(ValueError, match="closing"):
+            build_page("title", "<p>body</p>", css=css)
 
 
 def test_the_event_stream_carries_every_step_in_order_and_ends_with_the_match(
