@@ -66,7 +66,7 @@ demo: $(INSTALL_STAMP) ## install, then play greedy vs random at Qwirkle on an e
 	$(BIN)/botarena match --game qwirkle --bot greedy --bot random --games 20 --concurrency 2 --seed 1 --out runs/demo --force
 
 DURATION ?= 60
-ladder-demo: $(INSTALL_STAMP) ## a ladder server, random and greedy connected for DURATION s (60), then the leaderboard
+ladder-demo: $(INSTALL_STAMP) ## a ladder server with its web UI (URL printed), random and greedy connected for DURATION s (60), then the leaderboard
 	$(PY) scripts/ladder_demo.py --duration $(DURATION)
 
 bench: $(INSTALL_STAMP) ## run the benchmarks in bench/ (they print ratios; they never fail on speed)

@@ -7,9 +7,10 @@ import datetime
 import ipaddress
 import json
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import grpc
 import pytest
@@ -180,3 +181,107 @@ def postgres_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
     finally:
         server.__exit__(None, None, None)
+
+
+# ---------------------------------------------------------------------- the browser
+# Headless Chromium for the browser tests of tests/viewers and tests/web.
+
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+"""Where the browser tests (tests/viewers, tests/web) leave their screenshots (gitignored)."""
+
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+VIEWPORT = {"width": 1280, "height": 800}
+
+
+def chromium_path() -> str | None:
+    """The system Chromium: ``$BOTARENA_CHROMIUM``, else ``chromium`` on the PATH."""
+    configured = os.environ.get("BOTARENA_CHROMIUM")
+    if configured:
+        return configured if os.access(configured, os.X_OK) else None
+    return shutil.which("chromium")
+
+
+@pytest.fixture(scope="module")
+def browser_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A headless Chromium with a fresh profile, for one test module.
+
+    Not for the whole session: Playwright's sync API keeps an event loop running in this
+    thread while it is open, and every later ``asyncio.run`` (tests of other folders run
+    after this one in any order pytest picks) would fail.
+    """
+    executable = chromium_path()
+    if executable is None:
+        message = (
+            "Chromium is not installed: the HTML viewer's browser tests need Debian's "
+            "`chromium` (make test installs it as root; else `sudo apt-get install chromium`)"
+        )
+        if os.environ.get("CI"):
+            pytest.fail(message + " - CI must have it")
+        pytest.skip(message)
+    sync_api = pytest.importorskip("playwright.sync_api")
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    with sync_api.sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(profile),
+            executable_path=executable,
+            headless=True,
+            args=CHROMIUM_ARGS,
+            viewport=VIEWPORT,
+        )
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+class Page:
+    """One browser tab on a viewer page; it fails the test on any console error."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.errors: list[str] = []
+        page.on(
+            "console",
+            lambda message: self.errors.append(message.text) if message.type == "error" else None,
+        )
+        page.on("pageerror", lambda error: self.errors.append(str(error)))
+
+    def open(self, path: Path, fragment: str = "") -> Any:
+        """Open ``path`` from ``file://`` and wait for the viewer to be drawn."""
+        self.page.goto(path.resolve().as_uri() + fragment)
+        self.page.wait_for_selector("#botarena-viewer[data-ready]")
+        assert self.page.get_attribute("#botarena-viewer", "data-ready") == "true", self.errors
+        return self.page
+
+    def version(self) -> int:
+        """The version the viewer shows."""
+        return int(self.page.get_attribute("#botarena-viewer", "data-version"))
+
+    def count(self, selector: str) -> int:
+        """How many elements match ``selector``."""
+        return int(self.page.locator(selector).count())
+
+    def screenshot(self, name: str) -> Path:
+        """Save a screenshot under test-artifacts/ and return its path."""
+        ARTIFACTS.mkdir(exist_ok=True)
+        path = ARTIFACTS / name
+        self.page.screenshot(path=str(path))
+        return path
+
+
+@pytest.fixture
+def tab(browser_context: Any) -> Iterator[Page]:
+    """A new tab; at the end the test fails if the page logged an error."""
+    page = Page(browser_context.new_page())
+    yield page
+    errors = list(page.errors)
+    page.page.close()
+    assert errors == [], f"console errors: {errors}"

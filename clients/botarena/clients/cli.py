@@ -63,6 +63,27 @@ def _parser() -> argparse.ArgumentParser:
         help="JSON lines, console, or auto: JSON unless stdout is a terminal",
     )
     serve.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info")
+    web = serve.add_argument_group(
+        "web UI",
+        "A read-only web UI (matches, live match pages, the ladder) from the same process. "
+        "It is plain HTTP: a non-loopback --http-host needs --insecure.",
+    )
+    web.add_argument(
+        "--http-port",
+        type=int,
+        metavar="PORT",
+        help="serve the web UI on this port; 0 picks a free one (default: no web UI)",
+    )
+    web.add_argument(
+        "--http-host", default="127.0.0.1", help="address of the web UI (default %(default)s)"
+    )
+    web.add_argument(
+        "--http-max-streams",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="live match pages served at once; more get 503 (default %(default)s)",
+    )
     _add_tls_arguments(serve)
     _add_operator_options(serve)
     _add_admission_arguments(serve)
@@ -151,13 +172,16 @@ def _server_credentials(args: argparse.Namespace) -> Any:
     if args.tls_cert is None and args.tls_key is None:
         if args.tls_client_ca is not None:
             raise ValueError("--tls-client-ca needs --tls-cert and --tls-key")
-        if not args.insecure and not _is_loopback(args.host):
-            raise ValueError(
-                f"refusing to serve plaintext on {args.host}, which is not a loopback "
-                "address: seat tokens and bot secrets would cross the network in clear "
-                "text; give --tls-cert and --tls-key, or --insecure (behind a TLS proxy)"
-            )
+        _require_loopback(
+            args,
+            args.host,
+            "plaintext",
+            "seat tokens and bot secrets would cross the network in clear text; give "
+            "--tls-cert and --tls-key, or --insecure (behind a TLS proxy)",
+        )
+        _check_http_host(args)
         return None
+    _check_http_host(args)
     if args.tls_cert is None or args.tls_key is None:
         raise ValueError("--tls-cert and --tls-key go together")
     import grpc
@@ -174,6 +198,50 @@ def _server_credentials(args: argparse.Namespace) -> Any:
     return grpc.ssl_server_credentials(
         [(key, chain)], root_certificates=client_ca, require_client_auth=client_ca is not None
     )
+
+
+def _check_http_host(args: argparse.Namespace) -> None:
+    """Refuse a web UI beyond loopback without ``--insecure``: it is plain HTTP.
+
+    Raises:
+        ValueError: A non-loopback ``--http-host`` without ``--insecure``, or a port out
+            of range.
+    """
+    if args.http_port is None:
+        return
+    if not 0 <= args.http_port <= 65535:
+        raise ValueError(f"--http-port {args.http_port} is not a port (0..65535)")
+    if args.http_max_streams < 1:
+        raise ValueError("--http-max-streams must be at least 1")
+    _require_loopback(
+        args,
+        args.http_host,
+        "the web UI",
+        "it is plain HTTP; give --insecure to serve it there anyway (behind a TLS proxy)",
+    )
+
+
+def _web_settings(args: argparse.Namespace) -> Any:
+    """The web UI's settings from ``args`` (``None`` without a web UI: aiohttp is then
+    never imported)."""
+    if args.http_port is None:
+        return None
+    from botarena.server.service.web import WebSettings
+
+    return WebSettings(max_streams=args.http_max_streams)
+
+
+def _require_loopback(args: argparse.Namespace, host: str, what: str, why: str) -> None:
+    """Refuse to serve ``what`` in clear text on a non-loopback ``host`` unless
+    ``--insecure``.
+
+    Raises:
+        ValueError: "refusing to serve WHAT on HOST, which is not a loopback address: WHY".
+    """
+    if not args.insecure and not _is_loopback(host):
+        raise ValueError(
+            f"refusing to serve {what} on {host}, which is not a loopback address: {why}"
+        )
 
 
 def _is_loopback(host: str) -> bool:
@@ -318,6 +386,8 @@ async def _serve(args: argparse.Namespace, options: Mapping[str, object], creden
             operator_options=options,
             ladder=ladder,
             credentials=credentials,
+            http_address=None if args.http_port is None else (args.http_host, args.http_port),
+            http_settings=_web_settings(args),
             **({} if ladder is not None else _admission_limits(args)),
         )
         stop = asyncio.Event()
@@ -326,6 +396,9 @@ async def _serve(args: argparse.Namespace, options: Mapping[str, object], creden
             loop.add_signal_handler(signum, stop.set)
         if credentials is None and not _is_loopback(host):
             logger.warning("serving plaintext beyond loopback (--insecure)", host=host)
+        web_ui = server.web
+        if web_ui is not None and not _is_loopback(args.http_host):
+            logger.warning("serving the web UI beyond loopback (--insecure)", host=args.http_host)
         logger.info(
             "serving",
             host=host,
@@ -335,6 +408,7 @@ async def _serve(args: argparse.Namespace, options: Mapping[str, object], creden
             ladder=ladder is not None,
             tls=credentials is not None,
             client_certificates_required=args.tls_client_ca is not None,
+            web_ui=None if web_ui is None else web_ui.url,
             **_admission_limits(args),
         )
         await stop.wait()

@@ -424,6 +424,8 @@ class LadderSeat(_message.Message):
     CRASHED_FIELD_NUMBER: _builtins.int
     RATING_BEFORE_FIELD_NUMBER: _builtins.int
     RATING_AFTER_FIELD_NUMBER: _builtins.int
+    MU_AFTER_FIELD_NUMBER: _builtins.int
+    SIGMA_AFTER_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """Seat index."""
     score: _builtins.int
@@ -440,6 +442,15 @@ class LadderSeat(_message.Message):
     """The bot's conservative rating before the match."""
     rating_after: _builtins.float
     """The bot's conservative rating after the match; unset while the match runs."""
+    mu_after: _builtins.float
+    """The bot's rating mean (OpenSkill mu) after the match, as the ladder stored it when
+    the match was rated; unset while the match runs. With sigma_after it is the bot's
+    rating history (rating_after = mu_after - 3 * sigma_after).
+    """
+    sigma_after: _builtins.float
+    """The bot's rating uncertainty (OpenSkill sigma) after the match; unset while the
+    match runs.
+    """
     @_builtins.property
     def bot(self) -> Global___LadderBot:
         """The bot in the seat."""
@@ -456,23 +467,33 @@ class LadderSeat(_message.Message):
         crashed: _builtins.bool = ...,
         rating_before: _builtins.float = ...,
         rating_after: _builtins.float | None = ...,
+        mu_after: _builtins.float | None = ...,
+        sigma_after: _builtins.float | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_rank", b"_rank", "_rating_after", b"_rating_after", "_score", b"_score", "bot", b"bot", "rank", b"rank", "rating_after", b"rating_after", "score", b"score"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_mu_after", b"_mu_after", "_rank", b"_rank", "_rating_after", b"_rating_after", "_score", b"_score", "_sigma_after", b"_sigma_after", "bot", b"bot", "mu_after", b"mu_after", "rank", b"rank", "rating_after", b"rating_after", "score", b"score", "sigma_after", b"sigma_after"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_rank", b"_rank", "_rating_after", b"_rating_after", "_score", b"_score", "bot", b"bot", "crashed", b"crashed", "forfeited", b"forfeited", "rank", b"rank", "rating_after", b"rating_after", "rating_before", b"rating_before", "score", b"score", "seat", b"seat", "timeouts", b"timeouts"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_mu_after", b"_mu_after", "_rank", b"_rank", "_rating_after", b"_rating_after", "_score", b"_score", "_sigma_after", b"_sigma_after", "bot", b"bot", "crashed", b"crashed", "forfeited", b"forfeited", "mu_after", b"mu_after", "rank", b"rank", "rating_after", b"rating_after", "rating_before", b"rating_before", "score", b"score", "seat", b"seat", "sigma_after", b"sigma_after", "timeouts", b"timeouts"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__mu_after: _TypeAlias = _typing.Literal["mu_after"]  # noqa: Y015
+    _WhichOneofArgType__mu_after: _TypeAlias = _typing.Literal["_mu_after", b"_mu_after"]  # noqa: Y015
     _WhichOneofReturnType__rank: _TypeAlias = _typing.Literal["rank"]  # noqa: Y015
     _WhichOneofArgType__rank: _TypeAlias = _typing.Literal["_rank", b"_rank"]  # noqa: Y015
     _WhichOneofReturnType__rating_after: _TypeAlias = _typing.Literal["rating_after"]  # noqa: Y015
     _WhichOneofArgType__rating_after: _TypeAlias = _typing.Literal["_rating_after", b"_rating_after"]  # noqa: Y015
     _WhichOneofReturnType__score: _TypeAlias = _typing.Literal["score"]  # noqa: Y015
     _WhichOneofArgType__score: _TypeAlias = _typing.Literal["_score", b"_score"]  # noqa: Y015
+    _WhichOneofReturnType__sigma_after: _TypeAlias = _typing.Literal["sigma_after"]  # noqa: Y015
+    _WhichOneofArgType__sigma_after: _TypeAlias = _typing.Literal["_sigma_after", b"_sigma_after"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__mu_after) -> _WhichOneofReturnType__mu_after | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__rank) -> _WhichOneofReturnType__rank | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__rating_after) -> _WhichOneofReturnType__rating_after | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__score) -> _WhichOneofReturnType__score | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__sigma_after) -> _WhichOneofReturnType__sigma_after | None: ...
 
 Global___LadderSeat: _TypeAlias = LadderSeat  # noqa: Y015
 

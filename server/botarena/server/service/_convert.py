@@ -13,6 +13,7 @@ import secrets
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import Any
 
+import structlog
 from google.protobuf.message import DecodeError
 
 from botarena.server.games import Rules, Seat
@@ -59,10 +60,13 @@ __all__ = [
     "encode_match",
     "encode_settings",
     "encode_stored_match",
+    "encode_summary",
     "end_state",
     "match_id_of",
     "match_name",
 ]
+
+_logger = structlog.get_logger("botarena.service")
 
 MAX_ID_LENGTH = 64
 """The longest ``request_id`` accepted."""
@@ -313,6 +317,26 @@ def encode_stored_match(record: StoredMatch, out: match_pb2.Match) -> None:
     reasons = [seat.forfeit_reason or "" for seat in record.seats]
     _encode_outcome(result, out.outcome, reasons)
     set_timestamp(out.end_time, result.end_time)
+
+
+def encode_summary(match: Match | StoredMatch, out: match_pb2.Match) -> bool:
+    """Write a held match (:func:`encode_match`), or the stored record of a finished one
+    (:func:`encode_stored_match`), into ``out``: what GetMatch and ListMatches show.
+
+    Returns:
+        False when a stored record cannot be described (logged; ``out`` is partly
+        written): the match is then treated as missing, like one whose log does not
+        replay.
+    """
+    if isinstance(match, Match):
+        encode_match(match, out)
+        return True
+    try:
+        encode_stored_match(match, out)
+    except ValueError as error:
+        _logger.error("stored match not described", match=match.match_id, error=str(error))
+        return False
+    return True
 
 
 def encode_decision(decision: PendingDecision, out: match_pb2.Decision) -> None:

@@ -10,6 +10,7 @@ from structlog.contextvars import bind_contextvars
 
 from botarena.server.ladder import (
     Assignment,
+    BotNotFoundError,
     BotSecretInvalidError,
     Ladder,
     LeaderboardRow,
@@ -23,7 +24,7 @@ from botarena.server.service.codecs import set_timestamp
 from botarena.server.store.ladder import BotRecord, LadderMatchRecord
 from botarena.v1 import ladder_pb2
 
-__all__ = ["LadderServicer"]
+__all__ = ["LadderServicer", "bot_entry", "bot_match_entries", "leaderboard_entries"]
 
 Context: TypeAlias = Any
 
@@ -88,10 +89,8 @@ class LadderServicer:
         self, request: ladder_pb2.GetLeaderboardRequest, context: Context
     ) -> ladder_pb2.GetLeaderboardResponse:
         """Return a game's leaderboard."""
-        rows = self.ladder.leaderboard(_game_of(request.game))
         response = ladder_pb2.GetLeaderboardResponse()
-        for row in rows:
-            _encode_row(row, response.entries.add())
+        response.entries.extend(leaderboard_entries(self.ladder, _game_of(request.game)))
         return response
 
     @handle_errors
@@ -102,14 +101,10 @@ class LadderServicer:
         bot_id = _bot_id_of(request.bot)
         if not 0 <= request.limit <= _MAX_LIMIT:
             raise InvalidRequestError("limit", f"must be within 0..{_MAX_LIMIT}")
-        records = self.ladder.bot_matches(bot_id, request.limit or _DEFAULT_LIMIT)
-        bots: dict[str, BotRecord] = {}
         response = ladder_pb2.ListBotMatchesResponse()
-        for record in records:
-            for seat in record.seats:
-                if seat.bot_id not in bots:
-                    bots[seat.bot_id] = self.ladder.bot(seat.bot_id)
-            _encode_match(record, bots, response.matches.add())
+        response.matches.extend(
+            bot_match_entries(self.ladder, bot_id, request.limit or _DEFAULT_LIMIT)
+        )
         return response
 
     @handle_errors
@@ -122,6 +117,53 @@ class LadderServicer:
         response = ladder_pb2.ResumeBotResponse()
         _encode_bot(bot, response.bot)
         return response
+
+
+def leaderboard_entries(ladder: Ladder, game: str) -> list[ladder_pb2.LeaderboardEntry]:
+    """Return the leaderboard of ``game`` (a registry name) as GetLeaderboard serves it.
+
+    Raises:
+        InvalidRequestError: Unknown game.
+    """
+    entries = []
+    for row in ladder.leaderboard(game):
+        entry = ladder_pb2.LeaderboardEntry()
+        _encode_row(row, entry)
+        entries.append(entry)
+    return entries
+
+
+def bot_match_entries(ladder: Ladder, bot_id: str, limit: int) -> list[ladder_pb2.LadderMatch]:
+    """Return up to ``limit`` of the bot's matches, newest first, as ListBotMatches serves
+    them.
+
+    Raises:
+        BotNotFoundError: No such bot.
+    """
+    bots: dict[str, BotRecord] = {}
+    entries = []
+    for record in ladder.bot_matches(bot_id, limit):
+        for seat in record.seats:
+            if seat.bot_id not in bots:
+                bots[seat.bot_id] = ladder.bot(seat.bot_id)
+        entry = ladder_pb2.LadderMatch()
+        _encode_match(record, bots, entry)
+        entries.append(entry)
+    return entries
+
+
+def bot_entry(ladder: Ladder, bot_id: str) -> ladder_pb2.LeaderboardEntry:
+    """Return the bot's line of its game's leaderboard (as GetLeaderboard serves it).
+
+    Raises:
+        BotNotFoundError: No such bot.
+    """
+    game = ladder.bot(bot_id).game
+    name = f"{_BOT_PREFIX}{bot_id}"
+    for entry in leaderboard_entries(ladder, game):
+        if entry.bot.name == name:
+            return entry
+    raise BotNotFoundError(bot_id)  # registered after the bot was read: not yet listed
 
 
 def _bot_id_of(name: str) -> str:
@@ -187,3 +229,5 @@ def _encode_match(
             entry.rank = seat.rank
         if seat.mu_after is not None and seat.sigma_after is not None:
             entry.rating_after = Rating(seat.mu_after, seat.sigma_after).conservative
+            entry.mu_after = seat.mu_after
+            entry.sigma_after = seat.sigma_after

@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 from google.protobuf import json_format
 
 from botarena.server.match import (
+    LogEntry,
     Match,
     MatchError,
     MatchNotFinishedError,
@@ -32,11 +33,25 @@ __all__ = [
     "ReplayMismatchError",
     "check_replay",
     "encode_replay",
+    "encode_spectator_step",
     "replay_views",
 ]
 
 REPLAY_FORMAT_VERSION = 2
 """``Replay.format_version`` of the replays this server makes."""
+
+
+def encode_spectator_step(match: Match, entry: LogEntry, out: match_pb2.ReplayStep) -> None:
+    """Write the log entry ``entry`` as a spectator sees it into the empty ``out``: the
+    event as a spectator's stream carries it (another seat's hidden move redacted while
+    the match runs) and the spectator's view after it, without any seat's view.
+
+    A replay's step once the match has ended; a live page's step while it runs.
+    """
+    encode_event(match, entry, None, out.event)
+    codec = codec_for_game(match.settings.game)
+    view = match.rules.view(match.state_at(entry.state_version), None)
+    codec.encode_view(view, None, with_history=False, out=out.spectator_view)
 
 
 def encode_replay(match: Match, out: match_pb2.Replay) -> None:
@@ -55,11 +70,8 @@ def encode_replay(match: Match, out: match_pb2.Replay) -> None:
     seats = range(match.seat_count)
     for entry in match.events:
         step = out.steps.add()
-        encode_event(match, entry, None, step.event)
+        encode_spectator_step(match, entry, step)
         state = match.state_at(entry.state_version)
-        codec.encode_view(
-            rules.view(state, None), None, with_history=False, out=step.spectator_view
-        )
         for seat in seats:
             codec.encode_view(
                 rules.view(state, seat), seat, with_history=False, out=step.seat_views.add()

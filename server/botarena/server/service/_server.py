@@ -5,7 +5,7 @@ LadderService), health and reflection, over plaintext or TLS."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 import structlog
@@ -25,6 +25,9 @@ from botarena.server.service._registry import ConfigOverrides, config_overrides,
 from botarena.server.service._servicer import MatchServicer
 from botarena.server.service._storage import ProtobufMatchCodec
 from botarena.server.store import Store
+
+if TYPE_CHECKING:  # aiohttp is imported only when a web UI is asked for
+    from botarena.server.service.web import WebSettings
 
 __all__ = [
     "DURABLE_FINISHED_MATCHES",
@@ -94,6 +97,8 @@ async def create_server(
     max_send_message_bytes: int = MAX_SEND_MESSAGE_BYTES,
     max_pending_calls: int = MAX_PENDING_CALLS,
     announce_options: bool = True,
+    http_address: tuple[str, int] | None = None,
+    http_settings: WebSettings | None = None,
     **manager_options: Any,
 ) -> tuple[Any, int]:
     """Create and start a server listening on ``address``, over TLS with ``credentials``.
@@ -124,6 +129,13 @@ async def create_server(
             starts dropping new ones (``MAX_PENDING_CALLS``).
         announce_options: Announce the operator options' values in the log; a tool
             that says them to its user in its own words turns this off.
+        http_address: Also serve the read-only web UI (``service.web``) on this
+            ``(host, port)`` (port 0: a free one), from the same event loop; it starts
+            and stops with the server, and ``server.web`` is its :class:`WebUI` (its
+            ``port`` and ``url``). ``None`` (the default): no web UI, ``server.web`` None.
+        http_settings: How the web UI serves its live pages (:class:`WebSettings`:
+            streams at once, the write timeout and the unsent bytes a page may hold);
+            the defaults when ``None``.
         **manager_options: Passed to a new :class:`MatchManager`.
 
     Returns:
@@ -188,6 +200,20 @@ async def create_server(
         if listen(other) == 0:
             raise RuntimeError(f"cannot listen on {other}")
     await server.start()
+    web_ui = None
+    if http_address is not None:
+        # Imported only when asked for: every embedded server (runner workers) starts
+        # without aiohttp.
+        from botarena.server.service.web import start_web_ui
+
+        try:
+            web_ui = await start_web_ui(
+                manager, *http_address, ladder=ladder, settings=http_settings
+            )
+        except OSError as error:
+            await server.stop(None)
+            manager.close()
+            raise RuntimeError(f"cannot serve the web UI on {http_address}: {error}") from error
     if ladder is not None:
         await ladder.start()
     serving = health_pb2.HealthCheckResponse.SERVING
@@ -197,8 +223,10 @@ async def create_server(
     original_stop = server.stop
 
     async def stop(grace: float | None) -> None:
-        # End the ladder's connections and followers, then stop the clocks, so that no
-        # timer fires into a closing server.
+        # End the web pages' streams, then the ladder's connections and followers, then
+        # stop the clocks, so that no timer fires into a closing server.
+        if web_ui is not None:
+            await web_ui.close()
         if ladder is not None:
             await ladder.close()
         manager.close()
@@ -206,6 +234,7 @@ async def create_server(
         await original_stop(grace)
 
     server.stop = stop
+    server.web = web_ui
     return server, port
 
 

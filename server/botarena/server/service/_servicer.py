@@ -8,10 +8,7 @@ existence, then its state, turn and version (those in the match layer), then leg
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import hashlib
-import json
 import random
 from collections.abc import AsyncIterator
 from typing import Any, TypeAlias
@@ -33,7 +30,6 @@ from botarena.server.match import (
 )
 from botarena.server.service._auth import bearer_token, caller_of, require_admin
 from botarena.server.service._convert import (
-    ABANDONED,
     EventEncoder,
     WireEncoders,
     check_request_id,
@@ -41,16 +37,16 @@ from botarena.server.service._convert import (
     default_config,
     encode_decision,
     encode_match,
-    encode_stored_match,
+    encode_summary,
     encode_view,
     match_id_of,
 )
 from botarena.server.service._errors import handle_errors, handle_stream_errors
+from botarena.server.service._paging import match_page
 from botarena.server.service._registry import ConfigOverrides, codec_for_game, codec_for_proto
 from botarena.server.service._replays import encode_replay
 from botarena.server.service.codecs import GameCodec
 from botarena.server.service.wire import add_legal_moves
-from botarena.server.store import StoredMatch
 from botarena.v1 import match_pb2, match_service_pb2
 
 __all__ = ["MatchServicer"]
@@ -69,7 +65,6 @@ _MAX_HELD_REFUSALS = 4096
 
 _DEFAULT_PAGE_SIZE = 50
 _MAX_PAGE_SIZE = 500
-_MAX_SEQUENCE = 2**63 - 1
 
 # grpc.aio.ServicerContext; grpc ships no type stubs in our toolchain, so it is Any.
 Context: TypeAlias = Any
@@ -167,7 +162,7 @@ class MatchServicer:
         """Return a match's public state."""
         match_id = match_id_of("name", request.name)
         response = match_service_pb2.GetMatchResponse()
-        if not _encode_summary(self.manager.find(match_id), response.match):
+        if not encode_summary(self.manager.find(match_id), response.match):
             raise MatchNotFoundError(match_id)
         return response
 
@@ -201,24 +196,11 @@ class MatchServicer:
         state = int(request.state)
         if state not in match_pb2.Match.State.values():
             raise InvalidRequestError("state", f"{state} is not a match state")
-        filters = [game, state]
-        before = _decode_page_token(request.page_token, filters)
-        response = match_service_pb2.ListMatchesResponse()
-        # STATE_FINISHED includes the abandoned matches (match.proto: Match.State).
-        finished = None if not state else state != match_pb2.Match.STATE_ACTIVE
-        end_reason = ABANDONED if state == match_pb2.Match.STATE_ABANDONED else ""
-        found = self.manager.list_matches(
-            game=game,
-            finished=finished,
-            end_reason=end_reason,
-            before_sequence=before,
-            limit=size + 1,
+        matches, next_token = match_page(
+            self.manager, game=game, state=state, page_token=request.page_token, size=size
         )
-        for sequence, match in found[:size]:
-            if not _encode_summary(match, response.matches.add()):
-                del response.matches[-1]
-            if len(found) > size:
-                response.next_page_token = _encode_page_token(sequence, filters)
+        response = match_service_pb2.ListMatchesResponse(next_page_token=next_token)
+        response.matches.extend(matches)
         return response
 
     @handle_errors
@@ -334,51 +316,3 @@ def _codec_checked(config: match_pb2.MatchConfig, field: str = "config.game") ->
         return codec_for_proto(int(config.game))
     except InvalidRequestError as error:
         raise InvalidRequestError(field, error.message.split(": ", 1)[-1], error.reason) from None
-
-
-def _encode_summary(match: Match | StoredMatch, out: match_pb2.Match) -> bool:
-    """Write a held match, or the stored record of a finished one, into ``out``.
-
-    Returns:
-        False when a stored record cannot be described (logged; ``out`` is partly
-        written): the match is then treated as missing, like one whose log does not
-        replay.
-    """
-    if isinstance(match, Match):
-        encode_match(match, out)
-        return True
-    try:
-        encode_stored_match(match, out)
-    except ValueError as error:
-        _logger.error("stored match not described", match=match.match_id, error=str(error))
-        return False
-    return True
-
-
-def _encode_page_token(before: int, filters: list[Any]) -> str:
-    raw = json.dumps({"before": before, "filters": filters}).encode()
-    return base64.urlsafe_b64encode(raw).decode()
-
-
-def _decode_page_token(token: str, filters: list[Any]) -> int | None:
-    """Return the sequence number a page token of this query continues before.
-
-    Raises:
-        InvalidRequestError: ``INVALID_PAGE_TOKEN``: not a token this server made for a
-            query with ``filters`` (malformed, forged, or another query's).
-    """
-    if not token:
-        return None
-    try:
-        data = json.loads(base64.urlsafe_b64decode(token.encode()))
-        before = data["before"]
-        if data["filters"] != filters:
-            raise ValueError("another query")
-        # A sequence number: a positive SQLite INTEGER (signed 64 bits). bool is an int.
-        if type(before) is not int or not 0 < before <= _MAX_SEQUENCE:
-            raise ValueError("not a sequence number")
-    except (ValueError, KeyError, TypeError, IndexError, RecursionError, binascii.Error):
-        raise InvalidRequestError(
-            "page_token", "not a token of this query", reason="INVALID_PAGE_TOKEN"
-        ) from None
-    return before

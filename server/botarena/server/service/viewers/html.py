@@ -25,7 +25,7 @@ from botarena.server.service._registry import plugin_for_proto
 from botarena.server.service.viewers._schema import replay_schema
 from botarena.v1 import match_pb2
 
-__all__ = ["IndexEntry", "IndexSeat", "build_html", "build_index"]
+__all__ = ["IndexEntry", "IndexSeat", "build_html", "build_index", "build_live_html", "build_page"]
 
 _HERE = Path(__file__).resolve().parent
 _MARKER = re.compile(r"@@([A-Z_]+)@@")
@@ -48,7 +48,7 @@ _HEAD = """<!doctype html>
 _PAGE = (
     _HEAD
     + """<body>
-<div id="botarena-viewer" data-game="@@GAME@@"@@INDEX@@>
+<div id="botarena-viewer" data-game="@@GAME@@"@@INDEX@@@@LIVE@@>
 <noscript><p class="ba-error">This replay viewer needs JavaScript. @@SUMMARY@@</p></noscript>
 </div>
 <script id="botarena-replay" type="application/octet-stream" data-encoding="gzip+base64">
@@ -66,7 +66,7 @@ _PAGE = (
 <script>
 @@RENDERER@@
 </script>
-<script>botarena.start();</script>
+<script>@@START@@</script>
 </body>
 </html>
 """
@@ -149,24 +149,91 @@ def build_html(
     if not replay.steps:
         raise ValueError("the replay has no steps")
     plugin = plugin_for_proto(replay.match.config.game)
-    viewer = plugin.viewer
     title = title or f"{plugin.title}: {' vs '.join(_names(replay.match))}"
     if encoded is None:
         binary = replay.SerializeToString(deterministic=True)
         encoded = gzip.compress(binary, compresslevel=9, mtime=0)
+    return _viewer_page(
+        replay.match,
+        title=title,
+        index=index,
+        data=base64.b64encode(encoded).decode("ascii"),
+        start="botarena.start();",
+    )
+
+
+def build_live_html(
+    match: match_pb2.Match, *, events: str, replay: str, index: str | None = None
+) -> str:
+    """Return the page that shows a running match live, from a spectator's view only.
+
+    The page takes the match's steps from the server-sent events at ``events`` and,
+    once the match has ended, its full replay file from ``replay`` (``live.js``, after
+    ``viewer.js``); it draws them with the same renderers as :func:`build_html`.
+
+    Args:
+        match: The match as GetMatch shows it (the seed left out while it runs).
+        events: The address of the event stream (``text/event-stream``).
+        replay: The address of the match's replay file once it has ended.
+        index: A link back to the list of matches (relative), if any.
+
+    Raises:
+        InvalidRequestError: The match's game is not one the server knows.
+        ValueError: A script holds a closing tag.
+    """
+    title = f"{plugin_for_proto(match.config.game).title}: {' vs '.join(_names(match))}"
+    live = f' data-live="{html.escape(events, quote=True)}"'
+    live += f' data-replay="{html.escape(replay, quote=True)}"'
+    # live.js only here: an offline replay page loads nothing from anywhere.
+    start = _inline(_asset("live.js"), "live.js") + "\nbotarenaLive.start();"
+    return _viewer_page(match, title=title, index=index, live=live, start=start)
+
+
+def _viewer_page(
+    match: match_pb2.Match,
+    *,
+    title: str,
+    index: str | None,
+    start: str,
+    data: str = "",
+    live: str = "",
+) -> str:
+    """The viewer's page of ``match``: its data (if any), the scripts, then ``start``."""
+    plugin = plugin_for_proto(match.config.game)
+    viewer = plugin.viewer
     return _fill(
         _PAGE,
         {
             "TITLE": html.escape(title),
             "GAME": html.escape(plugin.name),
             "INDEX": "" if index is None else f' data-index="{html.escape(index, quote=True)}"',
-            "SUMMARY": html.escape(_summary(replay.match, plugin.title)),
+            "LIVE": live,
+            "SUMMARY": html.escape(_summary(match, plugin.title)),
             "CSS": _inline(_asset("viewer.css"), "viewer.css"),
-            "DATA": base64.b64encode(encoded).decode("ascii"),
+            "DATA": data,
             "SCHEMA": _inline(replay_schema(), "the replay schema"),
             "PROTOBUF": _inline(_asset("protobuf.js"), "protobuf.js"),
             "VIEWER": _inline(_asset("viewer.js"), "viewer.js"),
             "RENDERER": _inline(viewer.script_source(), viewer.script),
+            "START": start,
+        },
+    )
+
+
+def build_page(title: str, body: str, *, css: str = "") -> str:
+    """Return a page with the viewer's stylesheet (and ``css``) around ``body``.
+
+    Args:
+        title: The page's title (plain text: it is escaped here).
+        body: The page's body, HTML: whoever builds it escapes what it holds.
+        css: More CSS for the page.
+    """
+    return _fill(
+        _HEAD + "<body>\n@@BODY@@\n</body>\n</html>\n",
+        {
+            "TITLE": html.escape(title),
+            "CSS": _inline(_asset("viewer.css") + css, "the page's CSS"),
+            "BODY": body,
         },
     )
 

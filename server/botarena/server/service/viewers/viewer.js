@@ -159,7 +159,11 @@
     if (typeof DecompressionStream === "undefined") {
       throw new Error("This browser cannot unpack the replay (no DecompressionStream).");
     }
-    const packed = Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+    return decodeReplayFile(Uint8Array.from(atob(text), (c) => c.charCodeAt(0)), schema);
+  }
+
+  /** Decode a replay file's bytes (gzip'd binary protobuf, or proto3 JSON) likewise. */
+  async function decodeReplayFile(packed, schema = document.getElementById("botarena-schema")) {
     const stream = new Blob([packed]).stream().pipeThrough(new DecompressionStream("gzip"));
     const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
     // Proto3 JSON starts with "{" after any white space; binary protobuf never does.
@@ -172,8 +176,20 @@
   // ------------------------------------------------------------------ the viewer
 
   class Viewer {
-    constructor(root, replay) {
+    constructor(root, replay, live = false) {
       this.root = root;
+      this.live = live;
+      this.index = -1;
+      this.timer = null;
+      this.speed = 1;
+      this.load(replay);
+    }
+
+    /** Show `replay` (a live page's grown one): kept at its step, or at the end if it was there. */
+    load(replay) {
+      const following = this.index < 0 || this.index === this.steps.length - 1;
+      const index = this.index;
+      this.pause();
       this.replay = replay;
       this.match = replay.match || {};
       this.steps = list(replay.steps);
@@ -194,13 +210,14 @@
         list(step.seatViews).length ? list(step.seatViews).map((view) => view[this.game] || {}) : null,
       );
       this.scores = this.views.map((view) => this.renderer.scores(view).map(int));
-      this.index = -1;
-      this.timer = null;
-      this.speed = 1;
       this.build();
       this.rows = this.steps.map((step, index) => this.moveRow(step, index));
       this.moveList.replaceChildren(...this.rows);
       this.drawChart();
+      if (index >= 0) {
+        this.index = -1;
+        this.go(following ? this.steps.length - 1 : index);
+      }
     }
 
     frame(index) {
@@ -226,7 +243,7 @@
       const names = this.seats.map((s) => s.name);
       const title = this.renderer.title || this.game;
       const finished = this.match.state === "STATE_FINISHED" || this.match.state === "STATE_ABANDONED";
-      let result = "Not finished";
+      let result = this.live && !finished ? "Live" : "Not finished";
       if (this.match.state === "STATE_ABANDONED") {
         result = "Abandoned: no winner";
       } else if (results.length) {
@@ -549,6 +566,6 @@
     },
     renderer: (game) => renderers.get(game) || null,
     el, svg, int, list, bySeat, seconds, enumLabel, seatColour, plural, endReason, addStyle,
-    decodeReplay, Viewer, start,
+    decodeReplay, decodeReplayFile, Viewer, start,
   });
 })();

@@ -1,0 +1,468 @@
+"""The web UI's aiohttp application and its start on the server's event loop.
+
+Read-only: every handler reads what a gRPC call would answer (the same encoders:
+``encode_summary``, ``leaderboard_entries``, ``bot_match_entries``,
+``encode_spectator_step``, ``encode_replay``) and renders it; a finished match's replay
+is built in a worker thread, as GetReplay builds it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import socket
+from collections import OrderedDict
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+import structlog
+from aiohttp import web
+from aiohttp.typedefs import Handler
+
+from botarena.server.ladder import Ladder
+from botarena.server.match import Match, MatchError, MatchManager
+from botarena.server.service._convert import encode_summary, match_id_of
+from botarena.server.service._ladder import bot_entry, bot_match_entries, leaderboard_entries
+from botarena.server.service._paging import decode_page_token, encode_page_token, match_page
+from botarena.server.service._plugin import GamePlugin
+from botarena.server.service._registry import PLUGINS, plugin_for
+from botarena.server.service._replays import encode_replay
+from botarena.server.service.viewers.html import build_html, build_live_html
+from botarena.server.service.web._feeds import Feeds, LiveFeed
+from botarena.server.service.web._pages import (
+    Board,
+    MatchList,
+    bot_page,
+    error_page,
+    ladder_page,
+    matches_page,
+)
+from botarena.v1 import match_pb2
+
+__all__ = ["DEFAULT_MAX_STREAMS", "WebSettings", "WebUI", "start_web_ui"]
+
+_logger = structlog.get_logger("botarena.web")
+
+DEFAULT_MAX_STREAMS = 1000
+"""Live event streams (open match pages) served at once; more are refused with 503."""
+
+# The match lists of the front page, by their ?state= name.
+_LISTS = {"running": match_pb2.Match.STATE_ACTIVE, "finished": match_pb2.Match.STATE_FINISHED}
+_BOT_MATCHES_SHOWN = 50
+_RATING_HISTORY = 500
+# Finished matches' pages and replay files kept built (a finished match never changes).
+_FINISHED_CACHE = 32
+# A comment line this often keeps proxies and the browser from closing a quiet stream.
+_KEEPALIVE = 15.0
+_RETRY_AFTER = "10"
+_HTML = "text/html"
+
+
+@dataclass(frozen=True, slots=True)
+class WebSettings:
+    """How the web UI serves its live pages (``docs/decisions.md``: the web UI).
+
+    Attributes:
+        max_streams: Live event streams (open match pages) served at once; more are
+            refused with 503 and ``Retry-After``.
+        write_timeout: Seconds a page's connection may take nothing while more than
+            ``max_unsent`` bytes wait for it; then the page is dropped (its socket
+            aborted; a browser's ``EventSource`` reconnects and resumes after its
+            ``Last-Event-ID``).
+        max_unsent: Bytes of a page's stream that may wait unsent in the kernel (its
+            socket's ``SO_SNDBUF``, which Linux doubles) and again in the server's
+            transport (its high-water mark); past that the page's writer waits, at
+            most ``write_timeout``. So a stalled page holds about three times this,
+            plus what one write sends (a page that lags gets what it missed at once).
+        flush_interval: The longest a new step waits before the pages are woken.
+        page_size: Matches on a page of a match list, bots on a page of a leaderboard.
+    """
+
+    max_streams: int = DEFAULT_MAX_STREAMS
+    write_timeout: float = 10.0
+    max_unsent: int = 64 * 1024
+    flush_interval: float = 0.05
+    page_size: int = 50
+
+    def __post_init__(self) -> None:
+        if self.max_streams < 1:
+            raise ValueError("max_streams must be at least 1")
+        if self.write_timeout <= 0 or self.flush_interval <= 0:
+            raise ValueError("write_timeout and flush_interval must be positive")
+        if self.max_unsent < 1 or self.page_size < 1:
+            raise ValueError("max_unsent and page_size must be at least 1")
+
+
+@dataclass(frozen=True, slots=True)
+class _Finished:
+    page: str
+    replay_file: bytes
+
+
+class WebUI:
+    """The web UI of one server: its aiohttp application and what it serves from.
+
+    Args:
+        manager: The matches.
+        ladder: The ladder, if the server runs one.
+        settings: How live pages are served.
+    """
+
+    def __init__(
+        self,
+        manager: MatchManager,
+        ladder: Ladder | None = None,
+        settings: WebSettings | None = None,
+    ) -> None:
+        self.manager = manager
+        self.ladder = ladder
+        self.settings = settings = settings or WebSettings()
+        self.feeds = Feeds(
+            manager, max_readers=settings.max_streams, flush_interval=settings.flush_interval
+        )
+        self._finished: OrderedDict[str, _Finished] = OrderedDict()
+        self._runner: web.AppRunner | None = None
+        self.dropped = 0
+        """Pages dropped so far for taking nothing for ``settings.write_timeout``."""
+        self.port = 0
+        self.host = ""
+        self.app = web.Application(middlewares=[_errors])
+        self.app.add_routes(
+            [
+                web.get("/", self.matches),
+                web.get("/matches/{match_id}", self.match),
+                web.get("/matches/{match_id}/events", self.events),
+                web.get("/matches/{match_id}/replay.binpb.gz", self.replay_file),
+                web.get("/ladder", self.ladder_index),
+                web.get("/ladder/{game}", self.ladder_game),
+                web.get("/bots/{bot_id}", self.bot),
+                # Browsers ask for it; the pages have none (and load nothing else).
+                web.get("/favicon.ico", _no_content),
+            ]
+        )
+
+    @property
+    def url(self) -> str:
+        """The address of the front page, ``http://HOST:PORT/``."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/"
+
+    async def start(self, host: str, port: int) -> int:
+        """Serve on ``host:port`` (0: a free port) from the running loop; return the port."""
+        runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=1.0)
+        await runner.setup()
+        site = web.TCPSite(runner, host, port)
+        await site.start()
+        self._runner = runner
+        sockets = runner.addresses
+        self.host = host
+        self.port = int(sockets[0][1]) if sockets else port
+        return self.port
+
+    async def close(self) -> None:
+        """End the live streams, then stop serving."""
+        self.feeds.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    # ------------------------------------------------------------------ matches
+
+    async def matches(self, request: web.Request) -> web.Response:
+        """``/``: the first page of the running and of the finished matches;
+        ``?state=running`` or ``?state=finished`` one of them, a page at a time
+        (``&page_token=``: ListMatches' token); ``?game=NAME`` for one game."""
+        game = request.query.get("game", "")
+        if game:
+            _known_game(game)
+        shown = request.query.get("state", "")
+        page_token = request.query.get("page_token", "")
+        if shown and shown not in _LISTS:
+            raise _HttpError(400, "state is running or finished.")
+        if page_token and not shown:
+            raise _HttpError(400, "A page_token goes with a state (running or finished).")
+        lists = []
+        for key, state in _LISTS.items():
+            if shown and key != shown:
+                continue
+            matches, next_token = match_page(
+                self.manager,
+                game=game,
+                state=state,
+                page_token=page_token,
+                size=self.settings.page_size,
+            )
+            following = ""
+            if next_token:
+                query = {"state": key, "page_token": next_token} | ({"game": game} if game else {})
+                following = "/?" + urlencode(query)
+            lists.append(MatchList(key, matches, following, first=not page_token))
+        return web.Response(text=matches_page(lists, game), content_type=_HTML)
+
+    async def match(self, request: web.Request) -> web.Response:
+        """``/matches/{id}``: a running match live, a finished one's full replay."""
+        match_id = _match_id(request)
+        found = self.manager.find(match_id)
+        if isinstance(found, Match) and not found.finished:
+            summary = match_pb2.Match()
+            encode_summary(found, summary)
+            base = f"/matches/{match_id}"
+            page = build_live_html(
+                summary, events=f"{base}/events", replay=f"{base}/replay.binpb.gz", index="/"
+            )
+            return web.Response(text=page, content_type=_HTML)
+        finished = await self._finished_match(match_id)
+        return web.Response(text=finished.page, content_type=_HTML)
+
+    async def replay_file(self, request: web.Request) -> web.Response:
+        """``/matches/{id}/replay.binpb.gz``: a finished match's replay file."""
+        match_id = _match_id(request)
+        found = self.manager.find(match_id)
+        if isinstance(found, Match) and not found.finished:
+            raise _HttpError(409, "The match is still running: its replay comes at the end.")
+        finished = await self._finished_match(match_id)
+        return web.Response(
+            body=finished.replay_file,
+            content_type="application/octet-stream",
+            headers={"Content-Disposition": f'attachment; filename="{match_id}.binpb.gz"'},
+        )
+
+    async def _finished_match(self, match_id: str) -> _Finished:
+        cached = self._finished.get(match_id)
+        if cached is not None:
+            self._finished.move_to_end(match_id)
+            return cached
+        match = await self.manager.load(match_id)
+        # Hundreds of views to encode: off the loop, as GetReplay does (a finished match
+        # no longer changes).
+        built = await asyncio.to_thread(_build_finished, match)
+        self._finished[match_id] = built
+        while len(self._finished) > _FINISHED_CACHE:
+            self._finished.popitem(last=False)
+        return built
+
+    async def events(self, request: web.Request) -> web.StreamResponse:
+        """``/matches/{id}/events``: the match's steps as server-sent events, from the
+        beginning or after ``Last-Event-ID``, until its end."""
+        match_id = _match_id(request)
+        self.manager.find(match_id)
+        after = _last_event_id(request)
+        feed = self.feeds.open(match_id)
+        if feed is None:
+            raise _HttpError(
+                503,
+                "Too many live pages are open on this server; try again later.",
+                {"Retry-After": _RETRY_AFTER},
+            )
+        try:
+            response = web.StreamResponse(
+                headers={
+                    "Content-Type": "text/event-stream",
+                    "Cache-Control": "no-cache",
+                    "X-Accel-Buffering": "no",
+                }
+            )
+            await response.prepare(request)
+            _bound_unsent(request, self.settings.max_unsent)
+            if not await _send(request, response, feed, after + 1, self.settings.write_timeout):
+                self.dropped += 1
+            return response
+        finally:
+            self.feeds.release(feed)
+
+    # ------------------------------------------------------------------ ladder
+
+    def _ladder(self) -> Ladder:
+        if self.ladder is None:
+            raise _HttpError(404, "This server runs no ladder (botarena serve --ladder).")
+        return self.ladder
+
+    async def ladder_index(self, request: web.Request) -> web.Response:
+        """``/ladder``: the first page of every game's leaderboard."""
+        ladder = self._ladder()
+        boards = [self._board(ladder, plugin, "") for plugin in PLUGINS]
+        return web.Response(text=ladder_page(boards), content_type=_HTML)
+
+    async def ladder_game(self, request: web.Request) -> web.Response:
+        """``/ladder/{game}``: one game's leaderboard, a page at a time
+        (``?page_token=``)."""
+        ladder = self._ladder()
+        plugin = _known_game(request.match_info["game"])
+        board = self._board(ladder, plugin, request.query.get("page_token", ""))
+        return web.Response(text=ladder_page([board]), content_type=_HTML)
+
+    def _board(self, ladder: Ladder, plugin: GamePlugin, page_token: str) -> Board:
+        """A page of a game's leaderboard: the entries after the rank the token holds
+        (the whole board is ranked anew each time: a page goes on after a rank)."""
+        filters = ["leaderboard", plugin.name]
+        after = decode_page_token(page_token, filters) or 0
+        entries = leaderboard_entries(ladder, plugin.name)
+        size = self.settings.page_size
+        page = entries[after : after + size]
+        following = ""
+        if after + size < len(entries):
+            token = encode_page_token(after + size, filters)
+            following = f"/ladder/{plugin.name}?" + urlencode({"page_token": token})
+        return Board(plugin.name, plugin.title, page, following, first=not page_token)
+
+    async def bot(self, request: web.Request) -> web.Response:
+        """``/bots/{id}``: a bot's standing, recent matches and rating history."""
+        ladder = self._ladder()
+        bot_id = request.match_info["bot_id"]
+        entry = bot_entry(ladder, bot_id)
+        history = bot_match_entries(ladder, bot_id, _RATING_HISTORY)
+        page = bot_page(entry, history[:_BOT_MATCHES_SHOWN], history)
+        return web.Response(text=page, content_type=_HTML)
+
+
+async def _no_content(request: web.Request) -> web.Response:
+    return web.Response(status=204)
+
+
+class _HttpError(Exception):
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.headers = headers or {}
+
+
+@web.middleware
+async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Every error as a page of the web UI: unknown things are 404s, never a traceback."""
+    try:
+        return await handler(request)
+    except _HttpError as error:
+        status, message, headers = error.status, error.message, error.headers
+    except MatchError as error:  # no such match, bot or game, a malformed id: 404
+        status = 400 if error.reason == "INVALID_PAGE_TOKEN" else 404
+        message, headers = error.message, {}
+    except web.HTTPException as error:
+        if error.status < 400:
+            raise
+        status, message, headers = error.status, error.reason, {}
+    return web.Response(
+        status=status, text=error_page(status, message), content_type=_HTML, headers=headers
+    )
+
+
+def _match_id(request: web.Request) -> str:
+    return match_id_of("match", f"matches/{request.match_info['match_id']}")
+
+
+def _known_game(game: str) -> GamePlugin:
+    try:
+        return plugin_for(game)
+    except KeyError:
+        raise _HttpError(404, f"This server hosts no game {game[:40]!r}.") from None
+
+
+def _last_event_id(request: web.Request) -> int:
+    """The version a reconnecting page saw last (``Last-Event-ID``), else -1."""
+    value = request.headers.get("Last-Event-ID", "")
+    try:
+        version = int(value)
+    except ValueError:
+        return -1
+    return version if version >= 0 else -1
+
+
+def _bound_unsent(request: web.Request, max_unsent: int) -> None:
+    """Let ``max_unsent`` bytes of the stream wait in the kernel and as many in the
+    transport, past which a write waits for the page (``_send``).
+
+    Without it a stalled page was never found out: on Linux the kernel grows a
+    socket's send buffer by itself (up to ``net.ipv4.tcp_wmem``, 4 MiB), and on
+    127.0.0.1 a socket that reads nothing took 1.6 MB before the transport held a byte,
+    far more than a whole match's stream (a Qwirkle match: ~60 kB), so aiohttp's drain
+    never waited. A fixed ``SO_SNDBUF`` (which the kernel doubles) turns that off.
+    """
+    transport = request.transport
+    if transport is None:
+        return
+    sock = transport.get_extra_info("socket")
+    if sock is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, max_unsent)
+    transport.set_write_buffer_limits(high=max_unsent)
+
+
+async def _send(
+    request: web.Request,
+    response: web.StreamResponse,
+    feed: LiveFeed,
+    cursor: int,
+    write_timeout: float,
+) -> bool:
+    """Write the feed's frames from ``cursor`` on as they come, until its end frame.
+
+    Each write is followed by a drain, which waits while the transport holds more than
+    its high-water mark (``WebSettings.max_unsent``): aiohttp's own ``write`` drains
+    only once 64 KiB have been written since its last drain. A page that takes nothing
+    for ``write_timeout`` meanwhile is dropped (its socket aborted).
+
+    Returns:
+        False when the page was dropped, else True (the end, or the page went).
+    """
+    while True:
+        wake = feed.wake
+        frames = feed.frames
+        if cursor < len(frames):
+            data = b"".join(frames[cursor:])
+            cursor = len(frames)
+        elif feed.ended:
+            return True
+        else:
+            try:
+                await asyncio.wait_for(wake.wait(), _KEEPALIVE)
+                continue
+            except TimeoutError:
+                data = b": keep-alive\n\n"
+        try:
+            async with asyncio.timeout(write_timeout):
+                await response.write(data)
+                await request.writer.drain()
+        except TimeoutError:
+            _logger.info(
+                "slow page dropped",
+                match=feed.match_id,
+                peer=request.remote,
+                unsent=request.transport.get_write_buffer_size() if request.transport else 0,
+            )
+            if request.transport is not None:
+                request.transport.abort()
+            return False
+        except (ConnectionError, RuntimeError):  # the page has gone
+            return True
+
+
+def _build_finished(match: Match) -> _Finished:
+    """A finished match's replay page and file (in a worker thread)."""
+    replay = match_pb2.Replay()
+    encode_replay(match, replay)
+    binary = replay.SerializeToString(deterministic=True)
+    encoded = gzip.compress(binary, compresslevel=6, mtime=0)
+    return _Finished(build_html(replay, encoded=encoded, index="/"), encoded)
+
+
+async def start_web_ui(
+    manager: MatchManager,
+    host: str,
+    port: int,
+    *,
+    ladder: Ladder | None = None,
+    settings: WebSettings | None = None,
+) -> WebUI:
+    """Start the web UI on ``host:port`` (0: a free port) from the running event loop.
+
+    Raises:
+        OSError: The address cannot be bound.
+    """
+    web_ui = WebUI(manager, ladder, settings)
+    await web_ui.start(host, port)
+    _logger.info(
+        "web UI",
+        url=web_ui.url,
+        max_streams=web_ui.settings.max_streams,
+        write_timeout=web_ui.settings.write_timeout,
+    )
+    return web_ui
