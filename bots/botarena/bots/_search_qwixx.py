@@ -29,6 +29,7 @@ from botarena.server.games.qwixx import (
     Action,
     Colour,
     Decline,
+    Dice,
     MarkColourSum,
     MarkWhiteSum,
     QwixxMove,
@@ -81,6 +82,9 @@ class QwixxPolicy:
         urgency_weight: How much the nearness of the end raises the limits.
         unmarked_urgency: The same for ``unmarked_limit``.
         lock_only_ahead: Lock a row only while the seat's total is at least every other.
+        plan_turn: The active seat picks its action 1 together with the action 2 its rule
+            would play after it (the dice of both are known when it chooses).
+        penalty_cost: What a turn without any mark costs in such a plan, in skips.
     """
 
     white_limit: float = 1.5
@@ -89,9 +93,58 @@ class QwixxPolicy:
     urgency_weight: float = 0.5
     unmarked_urgency: float = 1.0
     lock_only_ahead: bool = True
+    plan_turn: bool = False
+    penalty_cost: float = 2.0
 
     def choose(self, state: QwixxState, seat: Seat) -> QwixxMove:
         """Return the policy's move for ``seat``, which must owe a decision."""
+        if self.plan_turn and state.action is Action.WHITE_SUM and seat == state.active:
+            return self._plan(state, seat)
+        return self._rule(state, seat)[0]
+
+    def _plan(self, state: QwixxState, seat: Seat) -> QwixxMove:
+        """The active seat's action 1, chosen with the action 2 its rule would play after
+        it: the most (limit - skip) over both marks, less ``penalty_cost`` for none."""
+        sheets = state.sheets
+        rows = sheets[seat].rows
+        urgency = max(other.penalties for other in sheets) + 2 * len(state.locked_rows)
+        ahead = all(other.score <= sheets[seat].score for other in sheets)
+        best_value = float("-inf")
+        best_move: QwixxMove = _DECLINE
+        for move in QWIXX.legal_moves(state, seat):
+            value = 0.0
+            after = state
+            if isinstance(move, MarkWhiteSum):
+                if move.number == LAST_NUMBER[move.colour] and self.lock_only_ahead and not ahead:
+                    continue
+                value += self.white_limit + self.urgency_weight * urgency
+                value -= skip(rows[move.colour], move.colour, move.number)
+                marked = list(sheets)
+                marked[seat] = marked[seat].with_mark(move.colour, move.number)
+                after = state._replace(sheets=tuple(marked))
+                if move.number == LAST_NUMBER[move.colour]:
+                    colours = list(state.dice.colours)
+                    colours[move.colour] = None
+                    after = after._replace(
+                        locked_rows=state.locked_rows | {move.colour},
+                        dice=Dice(
+                            state.dice.white, (colours[0], colours[1], colours[2], colours[3])
+                        ),
+                    )
+            second = after._replace(
+                action=Action.COLOUR_SUM, marked_white_sum=isinstance(move, MarkWhiteSum)
+            )
+            colour_move, colour_skip, limit = self._rule(second, seat)
+            if isinstance(colour_move, MarkColourSum):
+                value += limit - colour_skip
+            elif not isinstance(move, MarkWhiteSum):
+                value -= self.penalty_cost
+            if value > best_value:
+                best_value, best_move = value, move
+        return best_move
+
+    def _rule(self, state: QwixxState, seat: Seat) -> tuple[QwixxMove, float, float]:
+        """The heuristic's rule: its move, the move's skip and the limit it was held to."""
         sheets = state.sheets
         sheet = sheets[seat]
         rows = sheet.rows
@@ -116,7 +169,7 @@ class QwixxPolicy:
             if best is None or key < best:
                 best, best_move = key, move
         if best is None:
-            return _DECLINE
+            return _DECLINE, 0.0, 0.0
         urgency = max(other.penalties for other in sheets) + 2 * len(state.locked_rows)
         if state.action is Action.WHITE_SUM:
             limit = self.white_limit + self.urgency_weight * urgency
@@ -126,7 +179,7 @@ class QwixxPolicy:
             limit = float("inf")
         else:
             limit = self.unmarked_limit + self.unmarked_urgency * urgency
-        return best_move if best[0] <= limit else _DECLINE
+        return (best_move if best[0] <= limit else _DECLINE), best[0], limit
 
     def sealed(self, state: QwixxState, seat: Seat, rng: random.Random) -> WhiteSumChoice:
         """Guess a seat's sealed action-1 choice (a ``SealedChoice``): the policy's own."""
