@@ -6,6 +6,8 @@ from __future__ import annotations
 import datetime
 import ipaddress
 import json
+import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -18,6 +20,7 @@ from cryptography.x509.oid import NameOID
 
 # The server's start-up: registers every game of the registry (PLUGINS) with its layers.
 import botarena.server.service  # noqa: F401
+from botarena.server.store.local_postgres import PostgresNotFoundError, local_postgres
 
 _SHIPPED_BUILDINGS = (
     Path(__file__).parents[1] / "server/botarena/server/games/queendomino/data/buildings.json"
@@ -151,3 +154,29 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="rewrite tests/games/playthroughs/ from fresh seeded games (review the diff)",
     )
+
+
+@pytest.fixture(scope="session")
+def postgres_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The URL of a real PostgreSQL server for this test session.
+
+    ``BOTARENA_TEST_POSTGRES_URL`` names an existing server; otherwise one is started on
+    127.0.0.1 in a temporary data directory (``local_postgres``: the ``pgserver`` wheel of
+    the dev extras bundles it) and stopped at the end. Without either the tests that need
+    it are skipped with the reason, except under CI, where that fails them.
+    """
+    configured = os.environ.get("BOTARENA_TEST_POSTGRES_URL")
+    if configured:
+        yield configured
+        return
+    try:
+        server = local_postgres(tmp_path_factory.mktemp("postgres"))
+        url = server.__enter__()
+    except PostgresNotFoundError as error:
+        if os.environ.get("CI"):
+            pytest.fail(f"{error} - CI must have it")
+        pytest.skip(str(error))
+    try:
+        yield url
+    finally:
+        server.__exit__(None, None, None)

@@ -1,0 +1,166 @@
+"""A throwaway PostgreSQL server on 127.0.0.1 for tests and demos (never for production).
+
+:func:`local_postgres` runs ``initdb`` into a fresh data directory, starts ``postgres``
+listening on 127.0.0.1 only (a free port; its socket inside the data directory), yields
+the server's URL and stops it (``pg_ctl stop -m fast``), also when the body raises. The
+binaries come from the ``pgserver`` wheel (a dev extra; it bundles them) or, without it,
+from the first ``initdb`` on ``PATH`` or in Debian's ``/usr/lib/postgresql/*/bin``.
+PostgreSQL refuses to run as root: as root the server runs as the system user
+``botarena-pg`` (made with ``useradd`` when missing), which owns the data directory.
+
+``BOTARENA_TEST_POSTGRES_URL``, when set, is used by the test fixture instead of a
+server of its own (see ``tests/conftest.py``); this module does not read it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+__all__ = ["PostgresNotFoundError", "find_postgres_bin", "local_postgres"]
+
+SYSTEM_USER = "botarena-pg"
+DATABASE_USER = "botarena"
+
+
+class PostgresNotFoundError(RuntimeError):
+    """No PostgreSQL server binaries here: install ``pgserver`` (``pip install pgserver``)
+    or Debian's ``postgresql``."""
+
+
+def find_postgres_bin() -> Path:
+    """Return the folder holding ``initdb``, ``pg_ctl`` and ``postgres``."""
+    # The wheel's binaries, found without importing it (its import has side effects).
+    spec = importlib.util.find_spec("pgserver")
+    if spec is not None and spec.origin is not None:
+        folder = Path(spec.origin).parent / "pginstall" / "bin"
+        if (folder / "initdb").exists():
+            return folder
+    on_path = shutil.which("initdb")
+    if on_path:
+        return Path(on_path).resolve().parent
+    debian = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"))
+    if debian:
+        return debian[-1].parent
+    raise PostgresNotFoundError(PostgresNotFoundError.__doc__)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _run_as() -> str | None:
+    """The system user the server runs as (None: the current one)."""
+    if os.geteuid() != 0:
+        return None
+    try:
+        pwd.getpwnam(SYSTEM_USER)
+    except KeyError:
+        subprocess.run(
+            [
+                "useradd",
+                "--system",
+                "--no-create-home",
+                "--shell",
+                "/usr/sbin/nologin",
+                SYSTEM_USER,
+            ],
+            check=True,
+            capture_output=True,
+        )
+    return SYSTEM_USER
+
+
+def _make_traversable(folder: Path) -> None:
+    """Let another user reach ``folder`` (as root, the server's user must)."""
+    for parent in [folder, *folder.parents]:
+        mode = parent.stat().st_mode
+        if mode & 0o011 != 0o011:
+            parent.chmod(mode | 0o011)
+
+
+@contextmanager
+def local_postgres(data_dir: Path | None = None, *, attempts: int = 3) -> Iterator[str]:
+    """Start a PostgreSQL server on 127.0.0.1; yield its URL; stop it on exit.
+
+    ``data_dir`` (a new folder made inside it) defaults to a temporary folder, deleted
+    afterwards. The URL names database ``postgres`` and user ``botarena`` (trust
+    authentication, reachable only from this machine).
+    """
+    binaries = find_postgres_bin()
+    user = _run_as()
+    with tempfile.TemporaryDirectory(prefix="botarena-pg-", dir=data_dir) as scratch:
+        root = Path(scratch)
+        if user is not None:
+            _make_traversable(root)
+            _make_traversable(binaries)
+            shutil.chown(root, user)
+        data = root / "data"
+        subprocess.run(
+            [
+                str(binaries / "initdb"),
+                "-D",
+                str(data),
+                "-U",
+                DATABASE_USER,
+                "--auth=trust",
+                "--encoding=UTF8",
+                "--no-sync",
+            ],
+            check=True,
+            capture_output=True,
+            user=user,
+        )
+        port = _start(binaries, data, user, attempts)
+        try:
+            yield f"postgresql://{DATABASE_USER}@127.0.0.1:{port}/postgres"
+        finally:
+            subprocess.run(
+                [str(binaries / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"],
+                check=False,
+                capture_output=True,
+                user=user,
+            )
+
+
+def _start(binaries: Path, data: Path, user: str | None, attempts: int) -> int:
+    """Start the server on a free port (another one if a race took it); return it."""
+    error = ""
+    for _ in range(attempts):
+        port = _free_port()
+        options = f"-h 127.0.0.1 -p {port} -k {data} -c fsync=off -c max_connections=200"
+        started = subprocess.run(
+            [
+                str(binaries / "pg_ctl"),
+                "-D",
+                str(data),
+                "-o",
+                options,
+                "-l",
+                str(data / "server.log"),
+                "-w",
+                "-t",
+                "30",
+                "start",
+            ],
+            check=False,
+            capture_output=True,
+            text=True,
+            user=user,
+        )
+        if started.returncode == 0:
+            return port
+        log = data / "server.log"
+        error = started.stderr + (log.read_text() if log.exists() else "")
+    raise RuntimeError(f"PostgreSQL did not start in {attempts} attempts:\n{error}")
