@@ -9,12 +9,14 @@ heuristic bots are in docs/bots.md, from ``bench/bench_search.py`` and the runne
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 
 import pytest
 
 from botarena.bots import (
     RandomBot,
+    SearchBot,
     SearchQueendominoBot,
     SearchQwirkleBot,
     SearchQwixxBot,
@@ -85,11 +87,7 @@ def test_with_no_time_left_a_search_bot_still_answers_a_legal_move(game: str) ->
     )
     token = _CURRENT_DECISION.set(spent)
     try:
-        from botarena.bots import SearchBot
-
-        answer = SearchBot().choose_move(
-            view, codec.encode_moves(legal), __import__("random").Random(1)
-        )
+        answer = SearchBot().choose_move(view, codec.encode_moves(legal), random.Random(1))
     finally:
         _CURRENT_DECISION.reset(token)
     assert rules.is_legal(state, seat, codec.decode_move(answer))
