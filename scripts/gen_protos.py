@@ -24,6 +24,9 @@ from grpc_tools import protoc
 
 ROOT = Path(__file__).resolve().parent.parent
 PROTO_ROOT = ROOT / "proto"
+# Ours: proto/google/rpc holds googleapis' error protos for other languages' authors; their
+# Python code comes from googleapis-common-protos, so nothing is generated for them.
+SOURCE_ROOT = PROTO_ROOT / "botarena"
 GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", "_pb2_grpc.pyi")
 
 
@@ -42,9 +45,9 @@ def _protoc(args: list[str]) -> None:
 
 def generate(out: Path) -> list[Path]:
     """Generate code for every .proto under proto/ into ``out``; return the files written."""
-    sources = sorted(PROTO_ROOT.rglob("*.proto"))
+    sources = sorted(SOURCE_ROOT.rglob("*.proto"))
     if not sources:
-        raise SystemExit(f"no .proto files under {PROTO_ROOT}")
+        raise SystemExit(f"no .proto files under {SOURCE_ROOT}")
     relative = [str(path.relative_to(PROTO_ROOT)) for path in sources]
     _protoc([f"--python_out={out}", f"--mypy_out={out}", *relative])
     with_services = [rel for rel, path in zip(relative, sources, strict=True) if _has_service(path)]

@@ -7,7 +7,14 @@ import importlib
 import pytest
 
 from botarena import bots
-from botarena.bots import BUILTIN_BOTS, GreedyBot, HeuristicQwixxBot, RandomBot, get_bot
+from botarena.bots import (
+    BUILTIN_BOTS,
+    GreedyBot,
+    HeuristicQwixxBot,
+    RandomBot,
+    SearchBot,
+    get_bot,
+)
 from botarena.clients import Bot
 
 
@@ -22,17 +29,22 @@ def test_public_names_are_pinned() -> None:
             "GreedyQwirkleBot",
             "HeuristicQwixxBot",
             "RandomBot",
+            "SearchBot",
+            "SearchQueendominoBot",
+            "SearchQwirkleBot",
+            "SearchQwixxBot",
             "UnsupportedGameError",
             "get_bot",
         ]
     )
 
 
-def test_the_registry_names_random_greedy_and_heuristic() -> None:
-    assert sorted(BUILTIN_BOTS) == ["greedy", "heuristic", "random"]
+def test_the_registry_names_random_greedy_heuristic_and_search() -> None:
+    assert sorted(BUILTIN_BOTS) == ["greedy", "heuristic", "random", "search"]
     assert isinstance(get_bot("random"), RandomBot)
     assert isinstance(get_bot("greedy"), GreedyBot)
     assert isinstance(get_bot("heuristic"), HeuristicQwixxBot)
+    assert isinstance(get_bot("search"), SearchBot)
     assert get_bot("random") is not get_bot("random")
 
 
@@ -52,8 +64,9 @@ def test_random_plays_every_game_greedy_qwirkle_and_queendomino() -> None:
     assert not BUILTIN_BOTS["greedy"].plays("qwixx")
     assert BUILTIN_BOTS["heuristic"].plays("qwixx")
     assert not BUILTIN_BOTS["heuristic"].plays("qwirkle")
+    assert all(BUILTIN_BOTS["search"].plays(game) for game in ("qwirkle", "qwixx", "queendomino"))
 
 
 def test_an_unknown_name_lists_the_builtin_bots() -> None:
-    with pytest.raises(KeyError, match="greedy, heuristic, random"):
+    with pytest.raises(KeyError, match="greedy, heuristic, random, search"):
         get_bot("alphazero")

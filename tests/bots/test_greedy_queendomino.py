@@ -137,19 +137,50 @@ def test_it_places_where_the_territory_gain_is_largest_ties_going_to_the_seeded_
 @pytest.mark.parametrize(
     ("knights", "cells"), [(1, ((3, 0),)), (2, ((3, 0), (4, 0)))], ids=["one-knight", "two"]
 )
-def test_it_taxes_the_largest_territory_with_every_knight(
+def test_in_the_last_round_it_taxes_the_largest_territory_with_every_knight(
     knights: int, cells: tuple[Cell, ...]
 ) -> None:
     # Domino 19 (crowned wheat | lake) east of a wheat row: the wheat half closes a
-    # 3-square territory, the lake half is a territory of 1.
+    # 3-square territory, the lake half is a territory of 1. In round 12 a knight kept
+    # is worth nothing, so every coin is worth taking.
     kingdom = {(1, 0): WHEAT, (2, 0): WHEAT}
-    state = position(seat(kingdom, knights=knights), seat(), step=Step.PLACE, line=(19, 20))
+    state = position(
+        seat(kingdom, knights=knights), seat(), step=Step.PLACE, line=(19, 20), round=12
+    )
     state = QUEENDOMINO.apply(state, 0, Place((3, 0), Rotation.EAST))
     assert state.turn is not None
     assert state.turn.step is Step.TAX
 
     assert {move.cells for move in choices(state) if isinstance(move, Tax)} == {cells}
     assert all(isinstance(move, Tax) for move in choices(state))
+
+
+@pytest.mark.parametrize(
+    ("wheat", "taxes"), [(2, False), (8, True)], ids=["3 squares", "9 squares"]
+)
+def test_early_it_taxes_only_where_the_coins_beat_the_knights_worth(
+    wheat: int, taxes: bool
+) -> None:
+    # Round 1: a knight is worth 2 x 11/12 points; 3 coins are 1 point, 9 coins 3.
+    kingdom = (
+        {(x, 0): WHEAT for x in range(1, wheat + 1)}
+        if wheat < 6
+        else {
+            **{(x, 0): WHEAT for x in range(1, 6)},
+            **{(x, 1): WHEAT for x in range(1, wheat - 4)},
+        }
+    )
+    state = position(seat(kingdom), seat(), step=Step.PLACE, line=(19, 20))
+    wheat_end = max(x for x, y in kingdom if y == 0)
+    state = QUEENDOMINO.apply(state, 0, Place((wheat_end + 1, 0), Rotation.SOUTH))
+    assert state.turn is not None
+    assert state.turn.step is Step.TAX
+
+    picked = choices(state)
+    if taxes:
+        assert {move.cells for move in picked if isinstance(move, Tax)} == {((wheat_end + 1, 0),)}
+    else:
+        assert picked == {Skip()}
 
 
 # ---------------------------------------------------------------------------- C: build
@@ -177,13 +208,32 @@ def test_it_builds_only_for_a_positive_gain_counting_the_queens_discount(
     queen: int | None, builds: bool
 ) -> None:
     # 1 point for 3 coins gains exactly nothing; the queen's host pays 2 and gains 1/3.
+    # In the final round the town square it takes is worth nothing more.
     board = [None, None, flat(1, 101), None, None, None]
-    state = position(seat(TOWNS), seat(), step=Step.BUILD, board=board, queen=queen)
+    state = position(seat(TOWNS), seat(), step=Step.BUILD, board=board, queen=queen, round=12)
 
     picked = choices(state)
     if builds:
         assert {move.space for move in picked if isinstance(move, Build)} == {2}
         assert Skip() not in picked
+    else:
+        assert picked == {Skip()}
+
+
+@pytest.mark.parametrize(("round_", "builds"), [(1, True), (12, False)], ids=["round 1", "last"])
+def test_a_building_scoring_per_territory_counts_one_territory_more_until_the_last_round(
+    round_: int, builds: bool
+) -> None:
+    # A free bakery (2 per wheat territory) and no wheat yet: worth 2 to come, less the
+    # town square it takes (1/2), before the last round; nothing in it.
+    scoring = EndGameScoring(ScoringKind.PER_TERRITORY_OF_TERRAIN, 2, Terrain.WHEAT)
+    bakery = Building(101, "bakery", "The Bakery", 0, 0, 0, OngoingEffect.NONE, scoring)
+    board = [None, None, None, None, None, bakery]
+    state = position(seat(TOWNS), seat(), step=Step.BUILD, board=board, round=round_)
+
+    picked = choices(state)
+    if builds:
+        assert {move.space for move in picked if isinstance(move, Build)} == {5}
     else:
         assert picked == {Skip()}
 

@@ -13,7 +13,7 @@ import pytest
 
 from botarena.bots import RandomBot
 from botarena.clients import MatchClient, run_bot
-from botarena.clients.testing import start_server
+from botarena.clients.testing import play_in_process, start_server
 from botarena.v1 import match_pb2
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "bots.md"
@@ -64,3 +64,17 @@ def test_the_example_test_passes(my_bot: Path) -> None:
     example.write_text(python_blocks()[1])
     namespace = runpy.run_path(str(example))
     namespace["test_my_bot_beats_random"]()
+
+
+@pytest.mark.parametrize("game", ["qwirkle", "qwixx", "queendomino"])
+def test_the_example_search_bot_plays_every_game(
+    game: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (source,) = [block for block in python_blocks() if block.startswith('"""search_bot.py')]
+    (tmp_path / "search_bot.py").write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    namespace = runpy.run_path(str(tmp_path / "search_bot.py"), run_name="search_bot")
+    namespace["SearchBot"].choose_move.__globals__["SECONDS"] = 0.01  # a quick test
+    result = play_in_process(game, [namespace["SearchBot"](), RandomBot()], seed=2)
+    assert sorted(result.ranks) in ([1, 2], [1, 1])
+    assert all(result.think_seconds)

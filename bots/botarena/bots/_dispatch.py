@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping, Sequence
 
-from botarena.bots._greedy import UnsupportedGameError
+from botarena.bots._checks import UnsupportedGameError
 from botarena.clients import Bot
 from botarena.v1 import match_pb2
 
@@ -28,6 +28,27 @@ class ByGameBot:
         self._kind = kind
         self._bots: dict[str, Bot] = {}
 
+    def on_match_start(self, match: match_pb2.Match, seat: int) -> None:
+        """Make the game's bot now and hand it the match when it wants it."""
+        # The Game enum names every game GAME_<NAME> (match.proto).
+        game = match_pb2.Game.Name(match.config.game).removeprefix("GAME_").lower()
+        if game not in self._factories:
+            return  # choose_move says so
+        bot = self._bot(game)
+        hook = getattr(bot, "on_match_start", None)
+        if hook is not None:
+            hook(match, seat)
+
+    def _bot(self, game: str) -> Bot:
+        bot = self._bots.get(game)
+        if bot is None:
+            factory = self._factories.get(game)
+            if factory is None:
+                known = ", ".join(sorted(self._factories))
+                raise UnsupportedGameError(f"the {self._kind} bot plays {known}, not {game}")
+            bot = self._bots[game] = factory()
+        return bot
+
     def choose_move(
         self,
         view: match_pb2.PlayerView,
@@ -39,12 +60,4 @@ class ByGameBot:
         Raises:
             UnsupportedGameError: No bot of this kind plays this game.
         """
-        game = view.WhichOneof("game_view") or ""
-        bot = self._bots.get(game)
-        if bot is None:
-            factory = self._factories.get(game)
-            if factory is None:
-                known = ", ".join(sorted(self._factories))
-                raise UnsupportedGameError(f"the {self._kind} bot plays {known}, not {game}")
-            bot = self._bots[game] = factory()
-        return bot.choose_move(view, legal_moves, rng)
+        return self._bot(view.WhichOneof("game_view") or "").choose_move(view, legal_moves, rng)

@@ -20,6 +20,7 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 
+from botarena.bots._checks import UnsupportedGameError, check_decision
 from botarena.v1 import match_pb2, qwirkle_pb2
 
 __all__ = ["DEFAULT_EXCHANGE_THRESHOLD", "GreedyQwirkleBot", "UnsupportedGameError"]
@@ -28,10 +29,6 @@ DEFAULT_EXCHANGE_THRESHOLD = 2
 """Placements scoring at most this are traded for an exchange when one is legal."""
 
 _TileKey = tuple[int, int]
-
-
-class UnsupportedGameError(ValueError):
-    """The bot was asked to play a game it does not know."""
 
 
 class GreedyQwirkleBot:
@@ -62,12 +59,7 @@ class GreedyQwirkleBot:
             UnsupportedGameError: The match is not a Qwirkle match.
             ValueError: ``legal_moves`` is empty.
         """
-        if view.WhichOneof("game_view") != "qwirkle":
-            raise UnsupportedGameError(
-                f"the greedy bot plays Qwirkle, not {view.WhichOneof('game_view')}"
-            )
-        if not legal_moves:
-            raise ValueError("no legal moves to choose from")
+        check_decision(view, legal_moves, "qwirkle", "greedy")
         # One pass, each field read once: every decision goes through here (~130 moves).
         places: list[tuple[int, match_pb2.Move]] = []
         exchanges: list[match_pb2.Move] = []

@@ -4,17 +4,21 @@ It rebuilds its kingdom from the view as the pure engine's :class:`Kingdom` (bot
 import the ``games`` package for look-ahead, DESIGN.md) and values a position as
 
     territory points + building points + coins / 3
+    + 2 per unplaced knight x the share of the 12 rounds still to come
+    + 1/2 per open town square, before the final round
 
-(RULES.md 7, with coins counted as a fraction so that every coin matters). Each step:
+(RULES.md 7, with coins counted as a fraction so that every coin matters; a knight is
+worth the tax it can still collect, a town square the building it can still hold). Each
+step:
 
 * **Place**: the placement with the largest gain; a forced ``Discard`` when it is the
   only move.
-* **Tax**: the knights that bring the most coins (territory sizes; every tax beats
-  keeping the knight, since a greedy bot does not plan ahead).
+* **Tax**: the knights whose coins (territory sizes) are worth more than keeping them.
 * **Build**: the building and town square with the largest gain after paying the price
   (the queen's host pays one coin less, never below 0), if that gain is positive; a
   building's towers and knights count through its own and other buildings' end-game
-  points.
+  points and the knights' worth, and before the final round a building that scores per
+  territory of a terrain counts one territory more than the kingdom has (it still grows).
 * **Dragon**: never (burning a building costs a coin and gains nothing now).
 * **Choose**: the free domino of the next line whose best placement in its kingdom gains
   the most now; lower numbers (earlier turns) break ties.
@@ -30,18 +34,13 @@ import functools
 import random
 from collections.abc import Callable, Sequence
 
-from botarena.bots._greedy import UnsupportedGameError
+from botarena.bots._checks import check_decision
+from botarena.clients.search import building_of, domino_of, kingdom_of, placement_of
 from botarena.server.games.queendomino import (
-    Building,
     Domino,
     DominoPlacement,
-    EndGameScoring,
     Kingdom,
-    OngoingEffect,
-    Rotation,
     ScoringKind,
-    Square,
-    Terrain,
     building_points,
     territories,
     territory_points,
@@ -51,21 +50,11 @@ from botarena.v1 import match_pb2, queendomino_pb2
 
 __all__ = ["GreedyQueendominoBot"]
 
-# The codec names every proto enum value after the engine's member (QUEENDOMINO_TERRAIN_LAKE).
-_TERRAIN = {
-    queendomino_pb2.QueendominoTerrain.Value(f"QUEENDOMINO_TERRAIN_{t.name}"): t for t in Terrain
-}
-_ROTATION = {
-    queendomino_pb2.QueendominoRotation.Value(f"QUEENDOMINO_ROTATION_{r.name}"): r for r in Rotation
-}
-_EFFECT = {
-    queendomino_pb2.QueendominoOngoingEffect.Value(f"QUEENDOMINO_ONGOING_EFFECT_{e.name}"): e
-    for e in OngoingEffect
-}
-_KIND = {
-    queendomino_pb2.QueendominoScoringKind.Value(f"QUEENDOMINO_SCORING_KIND_{k.name}"): k
-    for k in ScoringKind
-}
+KNIGHT_WORTH = 2.0
+"""Points an unplaced knight is worth in round 0; it falls to 0 by round 12."""
+TOWN_WORTH = 0.5
+"""Points an open town square is worth before the final round."""
+_ROUNDS = 12
 
 
 class GreedyQueendominoBot:
@@ -89,17 +78,17 @@ class GreedyQueendominoBot:
             UnsupportedGameError: The match is not a Queendomino match.
             ValueError: ``legal_moves`` is empty.
         """
-        if view.WhichOneof("game_view") != "queendomino":
-            raise UnsupportedGameError(
-                f"this greedy bot plays Queendomino, not {view.WhichOneof('game_view')}"
-            )
-        if not legal_moves:
-            raise ValueError("no legal moves to choose from")
+        check_decision(view, legal_moves, "queendomino", "greedy")
         if len(legal_moves) == 1:
             return legal_moves[0]
         game = view.queendomino
         me = game.players[game.turn.seat]
-        position = _Position.of(me, hosts_queen=game.HasField("queen") and game.queen == me.seat)
+        position = _Position.of(
+            me,
+            hosts_queen=game.HasField("queen") and game.queen == me.seat,
+            round_=game.round,
+            final_round=game.final_round,
+        )
         return _best(legal_moves, lambda move: position.gain(game, move.queendomino), rng)
 
 
@@ -107,30 +96,43 @@ class _Position:
     """The acting seat's holdings as the engine's scoring functions take them."""
 
     def __init__(
-        self, kingdom: Kingdom, *, coins: int, knights: int, towers: int, hosts_queen: bool
+        self,
+        kingdom: Kingdom,
+        *,
+        coins: int,
+        knights: int,
+        towers: int,
+        hosts_queen: bool,
+        round_: int = 0,
+        final_round: bool = False,
     ) -> None:
         self.kingdom = kingdom
         self.coins = coins
         self.knights = knights
         self.towers = towers
         self.hosts_queen = hosts_queen
+        self.final_round = final_round
+        self.knight_worth = KNIGHT_WORTH * max(0, _ROUNDS - round_) / _ROUNDS
+        self.town_worth = 0.0 if final_round else TOWN_WORTH
         self.value = self._value(kingdom, coins=coins, knights=knights, towers=towers)
 
     @classmethod
-    def of(cls, player: queendomino_pb2.QueendominoPlayer, *, hosts_queen: bool) -> _Position:
-        squares: dict[Cell, Square] = {}
-        buildings: dict[Cell, Building] = {}
-        for entry in player.kingdom.squares:
-            cell = (entry.cell.x, entry.cell.y)
-            squares[cell] = _square(entry.square)
-            if entry.HasField("building"):
-                buildings[cell] = _building(entry.building)
+    def of(
+        cls,
+        player: queendomino_pb2.QueendominoPlayer,
+        *,
+        hosts_queen: bool,
+        round_: int = 0,
+        final_round: bool = False,
+    ) -> _Position:
         return cls(
-            Kingdom.of(player.kingdom.size, squares, buildings),
+            kingdom_of(player.kingdom),
             coins=player.coins,
             knights=player.knights + len(player.knight_cells),
             towers=player.towers,
             hosts_queen=hosts_queen,
+            round_=round_,
+            final_round=final_round,
         )
 
     def _value(self, kingdom: Kingdom, *, coins: int, knights: int, towers: int) -> float:
@@ -138,6 +140,7 @@ class _Position:
             territory_points(kingdom)
             + building_points(kingdom, towers=towers, knights=knights)
             + coins / 3
+            + self.town_worth * len(kingdom.open_town_squares())
         )
 
     def gain(
@@ -146,17 +149,18 @@ class _Position:
         """Return how much ``move`` changes the position's value now."""
         action = move.WhichOneof("action")
         if action == "place":
-            return self._placement_gain(_domino(game.turn.domino), move.place)
+            return self._placement_gain(domino_of(game.turn.domino), move.place)
         if action == "tax":
             sizes = self._territory_sizes
-            return sum(sizes[(c.x, c.y)] for c in move.tax.cells) / 3
+            return sum(sizes[(c.x, c.y)] / 3 - self.knight_worth for c in move.tax.cells)
         if action == "build":
             return self._build_gain(game, move.build)
         if action == "choose":
             for slot in game.next_line:
                 if slot.domino.number == move.choose.domino:
                     return (
-                        self._best_placement_gain(_domino(slot.domino)) - slot.domino.number / 1000
+                        self._best_placement_gain(domino_of(slot.domino))
+                        - slot.domino.number / 1000
                     )
             return float("-inf")
         if action == "bribe":
@@ -174,7 +178,7 @@ class _Position:
         return value - self.value
 
     def _placement_gain(self, domino: Domino, place: queendomino_pb2.QueendominoPlace) -> float:
-        placement = DominoPlacement((place.cell.x, place.cell.y), _ROTATION[place.rotation])
+        placement = placement_of(place)
         return self._placed_gain(domino, placement)
 
     def _best_placement_gain(self, domino: Domino) -> float:
@@ -187,7 +191,7 @@ class _Position:
         self, game: queendomino_pb2.QueendominoView, build: queendomino_pb2.QueendominoBuild
     ) -> float:
         space = game.board[build.space]
-        building = _building(space.building)
+        building = building_of(space.building)
         price = max(0, space.price - 1) if self.hosts_queen else space.price
         kingdom = self.kingdom.with_building((build.cell.x, build.cell.y), building)
         value = self._value(
@@ -196,7 +200,15 @@ class _Position:
             knights=self.knights + building.knights,
             towers=self.towers + building.towers,
         )
-        return value - self.value
+        gain = value - self.value + building.knights * self.knight_worth
+        scoring = building.end_game_scoring
+        if (
+            scoring is not None
+            and scoring.kind is ScoringKind.PER_TERRITORY_OF_TERRAIN
+            and not self.final_round
+        ):
+            gain += scoring.points  # the kingdom still grows: one territory more to come
+        return gain
 
 
 def _best(
@@ -213,30 +225,3 @@ def _best(
         if move.queendomino.WhichOneof("action") == "skip":
             return move
     return best[rng.randrange(len(best))]
-
-
-def _square(square: queendomino_pb2.QueendominoSquare) -> Square:
-    return Square(_TERRAIN[square.terrain], square.crowns)
-
-
-def _domino(domino: queendomino_pb2.QueendominoDomino) -> Domino:
-    first, second = domino.halves
-    return Domino(domino.number, (_square(first), _square(second)))
-
-
-def _building(building: queendomino_pb2.QueendominoBuilding) -> Building:
-    scoring: EndGameScoring | None = None
-    if building.HasField("end_game_scoring"):
-        shield = building.end_game_scoring
-        terrain = _TERRAIN[shield.terrain] if shield.terrain else None
-        scoring = EndGameScoring(_KIND[shield.kind], shield.points, terrain)
-    return Building(
-        id=building.id,
-        type_id=building.type_id,
-        name=building.name,
-        crowns=building.crowns,
-        knights=building.knights,
-        towers=building.towers,
-        ongoing_effect=_EFFECT[building.ongoing_effect],
-        end_game_scoring=scoring,
-    )

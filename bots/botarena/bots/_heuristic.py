@@ -25,7 +25,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from botarena.bots._greedy import UnsupportedGameError
+from botarena.bots._checks import check_decision
 from botarena.v1 import match_pb2, qwixx_pb2
 
 __all__ = ["HeuristicQwixxBot"]
@@ -76,12 +76,7 @@ class HeuristicQwixxBot:
             ValueError: ``legal_moves`` is empty.
         """
         del rng  # the rule is deterministic
-        if view.WhichOneof("game_view") != "qwixx":
-            raise UnsupportedGameError(
-                f"the heuristic bot plays Qwixx, not {view.WhichOneof('game_view')}"
-            )
-        if not legal_moves:
-            raise ValueError("no legal moves to choose from")
+        check_decision(view, legal_moves, "qwixx", "heuristic")
         game = view.qwixx
         seat = view.seat
         sheet = game.sheets[seat]

@@ -5,18 +5,32 @@ name of the server's games), and the lists of games below derive from them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any
 
 from botarena.bots._dispatch import ByGameBot
 from botarena.bots._greedy import GreedyQwirkleBot
 from botarena.bots._greedy_queendomino import GreedyQueendominoBot
 from botarena.bots._heuristic import HeuristicQwixxBot
 from botarena.bots._random import RandomBot
+from botarena.bots._search_queendomino import SearchQueendominoBot
+from botarena.bots._search_qwirkle import SearchQwirkleBot
+from botarena.bots._search_qwixx import SearchQwixxBot
 from botarena.clients import Bot
 
-__all__ = ["BUILTIN_BOTS", "GREEDY_GAMES", "BuiltinBot", "GreedyBot", "get_bot"]
+__all__ = [
+    "BUILTIN_BOTS",
+    "GREEDY_GAMES",
+    "SEARCH_GAMES",
+    "BuiltinBot",
+    "GreedyBot",
+    "SearchBot",
+    "get_bot",
+    "search_bot_for",
+]
 
 _GREEDY_BOTS: Mapping[str, Callable[[], Bot]] = MappingProxyType(
     {bot.game: bot for bot in (GreedyQwirkleBot, GreedyQueendominoBot)}
@@ -24,6 +38,11 @@ _GREEDY_BOTS: Mapping[str, Callable[[], Bot]] = MappingProxyType(
 GREEDY_GAMES = frozenset(_GREEDY_BOTS)
 """The games (registry names, equal to the view's oneof case) a greedy bot exists for."""
 _HEURISTIC_GAMES = frozenset({HeuristicQwixxBot.game})
+_SEARCH_BOTS: Mapping[str, Any] = MappingProxyType(
+    {bot.game: bot for bot in (SearchQwirkleBot, SearchQwixxBot, SearchQueendominoBot)}
+)
+SEARCH_GAMES = frozenset(_SEARCH_BOTS)
+"""The games a search bot exists for."""
 
 
 def _titles(games: Iterable[str]) -> str:
@@ -35,6 +54,36 @@ class GreedyBot(ByGameBot):
 
     def __init__(self) -> None:
         super().__init__(_GREEDY_BOTS, kind="greedy")
+
+
+class SearchBot(ByGameBot):
+    """Hands every decision to the search bot of the match's game (see ``SEARCH_GAMES``)."""
+
+    def __init__(self) -> None:
+        super().__init__(_SEARCH_BOTS, kind="search")
+
+
+def search_bot_for(game: str, overrides: Sequence[str] = ()) -> Bot:
+    """Return the search bot of ``game`` with its settings changed by ``name=value`` texts
+    (for tuning: ``["samples=4", "time_limit=0.1"]``).
+
+    Raises:
+        KeyError: No search bot for ``game``.
+        ValueError: An override names no setting or its value does not parse.
+    """
+    bot_type = _SEARCH_BOTS[game]
+    settings = bot_type().settings
+    changes: dict[str, object] = {}
+    fields = {field.name: field for field in dataclasses.fields(settings)}
+    for text in overrides:
+        name, _, value = text.partition("=")
+        field = fields.get(name)
+        if field is None:
+            raise ValueError(f"no setting {name!r}; settings: {', '.join(sorted(fields))}")
+        kind = type(getattr(settings, name))
+        changes[name] = kind(value) if kind is not bool else value.lower() in ("1", "true")
+    bot: Bot = bot_type(dataclasses.replace(settings, **changes))
+    return bot
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +128,14 @@ BUILTIN_BOTS: Mapping[str, BuiltinBot] = MappingProxyType(
                 games=GREEDY_GAMES,
                 factory=GreedyBot,
                 module="botarena.bots.greedy",
+            ),
+            BuiltinBot(
+                name="search",
+                summary="look-ahead on sampled hidden information, within a time budget "
+                f"({_titles(_SEARCH_BOTS)})",
+                games=SEARCH_GAMES,
+                factory=SearchBot,
+                module="botarena.bots.search",
             ),
             BuiltinBot(
                 name="heuristic",

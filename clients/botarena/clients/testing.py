@@ -17,6 +17,10 @@ code (``MatchClient``, ``run_bot``, subprocesses) can use it; in async code use
 runs ``botarena serve`` in a child process, for tests that kill it (``kill -9``) and
 start it again on the same port and database.
 
+:func:`play_in_process` plays bots against the pure engine with no server at all: the
+same views and legal moves (the server's codec encodes them), hundreds of games a
+minute, for developing and tuning a bot.
+
 Being the production server, it applies the production admission limits (README: Run
 the server): a test that holds more than 100 unfinished matches at once, or creates more
 than 300 in a burst, from one process passes ``max_matches_per_caller=0`` and
@@ -38,7 +42,16 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Self
 
-__all__ = ["ServerProcess", "start_server", "start_server_async"]
+from botarena.clients._local import IllegalBotMoveError, InProcessGame, play_in_process
+
+__all__ = [
+    "IllegalBotMoveError",
+    "InProcessGame",
+    "ServerProcess",
+    "play_in_process",
+    "start_server",
+    "start_server_async",
+]
 
 _HOST = "127.0.0.1"
 _STARTUP_TIMEOUT = 30.0
