@@ -24,7 +24,7 @@ from grpc_tools import protoc
 
 ROOT = Path(__file__).resolve().parent.parent
 PROTO_ROOT = ROOT / "proto"
-# Ours: proto/google/rpc holds googleapis' error protos for other languages' authors; their
+# Ours: proto/third_party holds googleapis' error protos for other languages' authors; their
 # Python code comes from googleapis-common-protos, so nothing is generated for them.
 SOURCE_ROOT = PROTO_ROOT / "botarena"
 GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", "_pb2_grpc.pyi")

@@ -1,7 +1,7 @@
 # mypy: disable-error-code="import-untyped,attr-defined"
-"""proto/google/rpc ships googleapis' error protos for other languages' bot authors: they
-compile with ours and describe exactly the messages the server sends (the Python ones of
-googleapis-common-protos, which the server encodes its refusals with)."""
+"""proto/third_party/google/rpc ships googleapis' error protos for other languages' bot
+authors: they compile with ours and describe exactly the messages the server sends (the
+Python ones of googleapis-common-protos, which the server encodes its refusals with)."""
 
 from __future__ import annotations
 
@@ -21,11 +21,12 @@ def compiled(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> dict[str, descriptor_pb2.FileDescriptorProto]:
     out = tmp_path_factory.mktemp("protos") / "set.binpb"
-    sources = sorted(str(p.relative_to(PROTO)) for p in PROTO.rglob("*.proto"))
+    ours = sorted(str(p.relative_to(PROTO)) for p in (PROTO / "botarena").rglob("*.proto"))
+    vendored = PROTO / "third_party"
+    theirs = sorted(str(p.relative_to(vendored)) for p in vendored.rglob("*.proto"))
     include = str(files("grpc_tools") / "_proto")
-    code = protoc.main(
-        ["protoc", f"-I{PROTO}", f"-I{include}", f"--descriptor_set_out={out}", *sources]
-    )
+    includes = [f"-I{PROTO}", f"-I{vendored}", f"-I{include}"]
+    code = protoc.main(["protoc", *includes, f"--descriptor_set_out={out}", *ours, *theirs])
     assert code == 0, "the shipped protos do not compile together"
     descriptors = descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes())
     return {file.name: file for file in descriptors.file}
