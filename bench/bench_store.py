@@ -25,7 +25,7 @@ from typing import Any
 from botarena.server.match import MatchManager, MatchSettings
 from botarena.server.service import configure_logging
 from botarena.server.service._storage import ProtobufMatchCodec
-from botarena.server.store import MEMORY, SqliteStore, StoredEvent, StoredResult, StoredSeat
+from botarena.server.store import MEMORY, Lease, SqliteStore, StoredEvent, StoredResult, StoredSeat
 
 
 class TimedStore(SqliteStore):
@@ -40,9 +40,11 @@ class TimedStore(SqliteStore):
         events: Sequence[StoredEvent],
         seats: Sequence[StoredSeat],
         result: StoredResult | None = None,
+        *,
+        lease: Lease | None = None,
     ) -> None:
         start = time.perf_counter()
-        super().record(match_id, events, seats, result)
+        super().record(match_id, events, seats, result, lease=lease)
         self.seconds += time.perf_counter() - start
         self.commits += 1
 

@@ -25,7 +25,6 @@ from botarena.clients.testing import start_server_async
 from botarena.server.ladder import Ladder, LadderSettings
 from botarena.server.service import configure_logging, durable_manager
 from botarena.server.store import SqliteStore
-from botarena.server.store.ladder import LadderStore
 from botarena.v1 import match_pb2
 
 _BOTS = ("random", "greedy")
@@ -34,9 +33,7 @@ _BOTS = ("random", "greedy")
 async def demo(duration: float, database: Path, console: Console) -> None:
     """Run the ladder for ``duration`` seconds and print the leaderboard."""
     core = SqliteStore(database)
-    ladder = Ladder(
-        durable_manager(core), LadderStore(core.connection), LadderSettings(tick_seconds=0.2)
-    )
+    ladder = Ladder(durable_manager(core), core.ladder_store(), LadderSettings(tick_seconds=0.2))
     async with (
         start_server_async(ladder=ladder) as address,
         AsyncLadderClient(target=address) as client,

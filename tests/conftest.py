@@ -20,7 +20,12 @@ from cryptography.x509.oid import NameOID
 
 # The server's start-up: registers every game of the registry (PLUGINS) with its layers.
 import botarena.server.service  # noqa: F401
-from botarena.server.store.local_postgres import PostgresNotFoundError, local_postgres
+from botarena.server.store.local_postgres import (
+    PostgresNotFoundError,
+    create_database,
+    drop_database,
+    local_postgres,
+)
 
 _SHIPPED_BUILDINGS = (
     Path(__file__).parents[1] / "server/botarena/server/games/queendomino/data/buildings.json"
@@ -180,3 +185,13 @@ def postgres_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
     finally:
         server.__exit__(None, None, None)
+
+
+@pytest.fixture
+def postgres_database(postgres_url: str) -> Iterator[str]:
+    """The URL of an empty PostgreSQL database of its own for this test."""
+    url = create_database(postgres_url)
+    try:
+        yield url
+    finally:
+        drop_database(postgres_url, url)

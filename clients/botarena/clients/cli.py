@@ -51,10 +51,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--db",
-        metavar="PATH",
-        help="the SQLite database that keeps matches and results across restarts "
+        metavar="PATH|URL",
+        help="the database that keeps matches and results across restarts: a SQLite file "
         "(default: $XDG_DATA_HOME/botarena/botarena.db or ~/.local/share/botarena/botarena.db; "
-        "':memory:' keeps nothing)",
+        "':memory:' keeps nothing) or a postgresql://user@host:port/database URL, which "
+        "several nodes may share (--advertise)",
     )
     serve.add_argument(
         "--log-format",
@@ -280,7 +281,6 @@ def _ladder(args: argparse.Namespace, store: Any, options: Mapping[str, object])
         return None
     from botarena.server.ladder import Ladder, LadderSettings
     from botarena.server.service import config_overrides, durable_manager
-    from botarena.server.store.ladder import LadderStore
 
     settings = LadderSettings(
         seats=args.ladder_seats,
@@ -289,21 +289,22 @@ def _ladder(args: argparse.Namespace, store: Any, options: Mapping[str, object])
         move_time_limit=args.ladder_move_time,
     )
     manager = durable_manager(store, config_overrides(options), **_admission_limits(args))
-    return Ladder(manager, LadderStore(store.connection), settings)
+    return Ladder(manager, store.ladder_store(), settings)
 
 
 async def _serve(args: argparse.Namespace, options: Mapping[str, object], credentials: Any) -> int:
     import structlog
 
     from botarena.server.service import create_server
-    from botarena.server.store import SqliteStore, StoreError, default_database_path
+    from botarena.server.store import StoreError, default_database_path, open_store, redacted_url
 
     logger = structlog.get_logger("botarena.serve")
     host, port, admin_token = args.host, args.port, args.admin_token
     # Without --db the server still keeps its matches: a default file, never nothing.
-    path = args.db or str(default_database_path())
+    target = args.db or str(default_database_path())
+    path = redacted_url(target)
     try:
-        store = SqliteStore(path)
+        store = open_store(target)
     except StoreError as error:
         logger.error("cannot open the database", database=path, error=str(error))
         return 1

@@ -194,8 +194,9 @@ class MatchManager:
         # One rebuild thread at a time: replaying is pure Python, so threads would share
         # one GIL anyway, and each more thread delays the loop's turn to take it back.
         self._rebuilding = asyncio.Semaphore(1)
-        # Sequence numbers go on from the store's: they order ListMatches across restarts.
-        self._sequence = store.last_sequence() if store is not None else 0
+        # Without a store, the last sequence number given; with one the store gives them
+        # (they order ListMatches across restarts, and across the nodes of one database).
+        self._sequence = 0
         self._closed = False
 
     # ------------------------------------------------------------------ queries
@@ -414,7 +415,9 @@ class MatchManager:
             wall_clock=self._wall_clock,
             hooks=self._hooks(settings.game) if self._hooks is not None else None,
         )
-        self._sequence += 1
+        self._sequence = (
+            self.store.next_sequence() if self.store is not None else self._sequence + 1
+        )
         if self.store is not None and self._codec is not None:
             codec = self._codec
             events = [

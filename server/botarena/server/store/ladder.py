@@ -1,20 +1,22 @@
 """The ladder's tables: registered bots with their ratings, ladder matches and their seats.
 
 The tables are migration 2 of the store's schema (``_schema.LADDER_V1``), so they live
-in the server's one database beside the matches.
-:class:`LadderStore` reads and writes these tables over a ``sqlite3.Connection``; each
-write is one transaction, so a recorded result and the ratings it moved are durable
-together (DESIGN.md: Persistence and scale). Never imports grpc.
+in the server's one database beside the matches, SQLite or PostgreSQL.
+:class:`LadderStore` is the protocol the ladder reads and writes them through;
+:class:`SqlLadderStore` implements it on the core store's database (``Store.ladder_store()``),
+one SQL for both back ends. Each write is one transaction, so a recorded result and the
+ratings it moved are durable together (DESIGN.md: Persistence and scale). Never imports
+grpc.
 """
 
 from __future__ import annotations
 
-import contextlib
-import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
+
+from botarena.server.store._database import Database
+from botarena.server.store._errors import StoreError
 
 __all__ = [
     "BotRecord",
@@ -22,6 +24,7 @@ __all__ = [
     "LadderStore",
     "SeatRecord",
     "SeatResult",
+    "SqlLadderStore",
 ]
 
 
@@ -154,58 +157,87 @@ def _seat(row: Any) -> SeatRecord:
     )
 
 
-class LadderStore:
-    """Reads and writes the ladder's tables.
+class LadderStore(Protocol):
+    """The ladder's bots, matches and seats. Every write is one transaction."""
+
+    def add_bot(self, bot: BotRecord, created: float) -> bool:
+        """Insert a new bot; return False when its name is taken in its game."""
+        ...
+
+    def bot(self, bot_id: str) -> BotRecord | None:
+        """Return the bot ``bot_id``, or ``None``."""
+        ...
+
+    def bots(self, game: str) -> list[BotRecord]:
+        """Return every bot of ``game``, in registration order."""
+        ...
+
+    def resume_bot(self, bot_id: str) -> bool:
+        """Un-pause ``bot_id`` and reset its bad streak; return False when there is no such
+        bot."""
+        ...
+
+    def add_match(
+        self, match_id: str, game: str, started: float, seats: Sequence[SeatRecord]
+    ) -> None:
+        """Record a new ladder match and its seats (no result yet)."""
+        ...
+
+    def record_result(
+        self,
+        match_id: str,
+        finished: float,
+        results: Sequence[SeatResult],
+        *,
+        pause_after: int,
+    ) -> None:
+        """Store a finished match's result and update every seat's bot, in one transaction
+        (nothing when it has one already)."""
+        ...
+
+    def abandon(self, match_id: str, finished: float) -> None:
+        """Mark a match the server lost as finished without a result."""
+        ...
+
+    def match(self, match_id: str) -> LadderMatchRecord | None:
+        """Return the ladder match ``match_id`` with its seats, or ``None``."""
+        ...
+
+    def unfinished_matches(self) -> list[LadderMatchRecord]:
+        """Return the matches without a recorded result, oldest first."""
+        ...
+
+    def bot_matches(self, bot_id: str, limit: int) -> list[LadderMatchRecord]:
+        """Return up to ``limit`` matches of ``bot_id``, newest first."""
+        ...
+
+    def pair_counts(self, game: str, since: float | None = None) -> dict[frozenset[str], int]:
+        """Return how many matches each pair of bots of ``game`` shared."""
+        ...
+
+    def seat_counts(self, game: str) -> dict[str, dict[int, int]]:
+        """Return, per bot of ``game``, how many matches it played in each seat."""
+        ...
+
+
+class SqlLadderStore:
+    """The :class:`LadderStore` on the core store's :class:`Database` (SQLite or
+    PostgreSQL): get one from ``Store.ladder_store()``, which closes the database.
 
     Args:
-        connection: An open connection to a database at the current schema (a
-            :class:`~botarena.server.store.SqliteStore`'s ``connection``). Every method
-            runs on the caller's thread; one event loop uses it.
+        database: A database at the current schema.
     """
 
-    def __init__(self, connection: sqlite3.Connection) -> None:
-        self.connection = connection
-
-    @classmethod
-    def open(cls, path: str | Path) -> LadderStore:
-        """Open (or create) the botarena database at ``path`` for the ladder's tables alone.
-
-        The server shares its :class:`~botarena.server.store.SqliteStore`'s connection
-        instead; this is for tools and tests. ``":memory:"`` gives a throwaway database.
-
-        Raises:
-            StoreError: As :class:`~botarena.server.store.SqliteStore`.
-        """
-        from botarena.server.store._sqlite import SqliteStore
-
-        return cls(SqliteStore(path).connection)
-
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[None]:
-        # Explicit BEGIN/COMMIT: atomic whatever the connection's isolation_level, and
-        # part of the caller's transaction when one is open.
-        if self.connection.in_transaction:
-            yield
-            return
-        self.connection.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            self.connection.rollback()
-            raise
-        self.connection.commit()
-
-    def close(self) -> None:
-        """Close the connection."""
-        self.connection.close()
+    def __init__(self, database: Database) -> None:
+        self.database = database
 
     # ------------------------------------------------------------------ bots
 
     def add_bot(self, bot: BotRecord, created: float) -> bool:
         """Insert a new bot; return False when its name is taken in its game."""
         try:
-            with self._transaction():
-                self.connection.execute(
+            with self.database.transaction() as db:
+                db.run(
                     "INSERT INTO ladder_bots (bot_id, name, owner, game, secret_hash, created, "
                     "mu, sigma) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (
@@ -219,34 +251,34 @@ class LadderStore:
                         bot.sigma,
                     ),
                 )
-        except sqlite3.IntegrityError:
+        except StoreError:  # the name is taken in its game (UNIQUE)
             return False
         return True
 
     def bot(self, bot_id: str) -> BotRecord | None:
         """Return the bot ``bot_id``, or ``None``."""
-        row = self.connection.execute(
-            f"SELECT {_BOT_COLUMNS} FROM ladder_bots WHERE bot_id = ?", (bot_id,)
-        ).fetchone()
+        with self.database.session() as db:
+            row = db.row(f"SELECT {_BOT_COLUMNS} FROM ladder_bots WHERE bot_id = ?", (bot_id,))
         return None if row is None else _bot(row)
 
     def bots(self, game: str) -> list[BotRecord]:
         """Return every bot of ``game``, in registration order."""
-        rows = self.connection.execute(
-            f"SELECT {_BOT_COLUMNS} FROM ladder_bots WHERE game = ? ORDER BY created, bot_id",
-            (game,),
-        )
+        with self.database.session() as db:
+            rows = db.rows(
+                f"SELECT {_BOT_COLUMNS} FROM ladder_bots WHERE game = ? ORDER BY created, bot_id",
+                (game,),
+            )
         return [_bot(row) for row in rows]
 
     def resume_bot(self, bot_id: str) -> bool:
         """Un-pause ``bot_id`` and reset its bad streak; return False when there is no such
         bot."""
-        with self._transaction():
-            cursor = self.connection.execute(
+        with self.database.transaction() as db:
+            changed = db.run(
                 "UPDATE ladder_bots SET paused = FALSE, bad_streak = 0 WHERE bot_id = ?",
                 (bot_id,),
             )
-        return cursor.rowcount == 1
+        return changed == 1
 
     # ------------------------------------------------------------------ matches
 
@@ -254,12 +286,12 @@ class LadderStore:
         self, match_id: str, game: str, started: float, seats: Sequence[SeatRecord]
     ) -> None:
         """Record a new ladder match and its seats (no result yet)."""
-        with self._transaction():
-            self.connection.execute(
+        with self.database.transaction() as db:
+            db.run(
                 "INSERT INTO ladder_matches (match_id, game, started) VALUES (?, ?, ?)",
                 (match_id, game, started),
             )
-            self.connection.executemany(
+            db.run_many(
                 "INSERT INTO ladder_seats (match_id, seat, bot_id, mu_before, sigma_before) "
                 "VALUES (?, ?, ?, ?, ?)",
                 [(match_id, s.seat, s.bot_id, s.mu_before, s.sigma_before) for s in seats],
@@ -281,13 +313,13 @@ class LadderStore:
         seats = self.match(match_id)
         if seats is None or seats.finished is not None:
             return
-        with self._transaction():
-            self.connection.execute(
+        with self.database.transaction() as db:
+            db.run(
                 "UPDATE ladder_matches SET finished = ? WHERE match_id = ?", (finished, match_id)
             )
             for seat, result in zip(seats.seats, results, strict=True):
                 bad = result.timeouts > 0 or result.crashed
-                self.connection.execute(
+                db.run(
                     "UPDATE ladder_seats SET score = ?, rank = ?, forfeited = ?, timeouts = ?, "
                     "crashed = ?, mu_after = ?, sigma_after = ? WHERE match_id = ? AND seat = ?",
                     (
@@ -302,7 +334,7 @@ class LadderStore:
                         seat.seat,
                     ),
                 )
-                self.connection.execute(
+                db.run(
                     "UPDATE ladder_bots SET mu = ?, sigma = ?, games = games + 1, wins = wins + ?, "
                     "score_sum = score_sum + ?, timeouts = timeouts + ?, crashes = crashes + ?, "
                     "bad_streak = CASE WHEN ? THEN bad_streak + 1 ELSE 0 END, "
@@ -324,8 +356,8 @@ class LadderStore:
 
     def abandon(self, match_id: str, finished: float) -> None:
         """Mark a match the server lost as finished without a result: it counts for nobody."""
-        with self._transaction():
-            self.connection.execute(
+        with self.database.transaction() as db:
+            db.run(
                 "UPDATE ladder_matches SET finished = ?, abandoned = TRUE "
                 "WHERE match_id = ? AND finished IS NULL",
                 (finished, match_id),
@@ -333,64 +365,70 @@ class LadderStore:
 
     def match(self, match_id: str) -> LadderMatchRecord | None:
         """Return the ladder match ``match_id`` with its seats, or ``None``."""
-        row = self.connection.execute(
-            "SELECT match_id, game, started, finished, abandoned FROM ladder_matches "
-            "WHERE match_id = ?",
-            (match_id,),
-        ).fetchone()
+        with self.database.session() as db:
+            row = db.row(
+                "SELECT match_id, game, started, finished, abandoned FROM ladder_matches "
+                "WHERE match_id = ?",
+                (match_id,),
+            )
         return None if row is None else self._with_seats(row)
 
     def unfinished_matches(self) -> list[LadderMatchRecord]:
         """Return the matches without a recorded result, oldest first."""
-        rows = self.connection.execute(
-            "SELECT match_id, game, started, finished, abandoned FROM ladder_matches "
-            "WHERE finished IS NULL ORDER BY started, match_id"
-        ).fetchall()
+        with self.database.session() as db:
+            rows = db.rows(
+                "SELECT match_id, game, started, finished, abandoned FROM ladder_matches "
+                "WHERE finished IS NULL ORDER BY started, match_id"
+            )
         return [self._with_seats(row) for row in rows]
 
     def bot_matches(self, bot_id: str, limit: int) -> list[LadderMatchRecord]:
         """Return up to ``limit`` matches of ``bot_id``, newest first."""
-        rows = self.connection.execute(
-            "SELECT m.match_id, m.game, m.started, m.finished, m.abandoned "
-            "FROM ladder_matches m WHERE m.match_id IN "
-            "(SELECT match_id FROM ladder_seats WHERE bot_id = ?) "
-            "ORDER BY m.started DESC, m.match_id LIMIT ?",
-            (bot_id, limit),
-        ).fetchall()
+        with self.database.session() as db:
+            rows = db.rows(
+                "SELECT m.match_id, m.game, m.started, m.finished, m.abandoned "
+                "FROM ladder_matches m WHERE m.match_id IN "
+                "(SELECT match_id FROM ladder_seats WHERE bot_id = ?) "
+                "ORDER BY m.started DESC, m.match_id LIMIT ?",
+                (bot_id, limit),
+            )
         return [self._with_seats(row) for row in rows]
 
     def pair_counts(self, game: str, since: float | None = None) -> dict[frozenset[str], int]:
         """Return how many matches each pair of bots of ``game`` shared (abandoned ones
         included: they took the pair's time), only those started at ``since`` or later
         when given."""
-        rows = self.connection.execute(
-            "SELECT a.bot_id, b.bot_id, COUNT(*) FROM ladder_seats a "
-            "JOIN ladder_seats b ON a.match_id = b.match_id AND a.bot_id < b.bot_id "
-            "JOIN ladder_matches m ON m.match_id = a.match_id "
-            "WHERE m.game = ? AND m.started >= ? GROUP BY a.bot_id, b.bot_id",
-            (game, -1.0 if since is None else since),
-        )
-        return {frozenset((first, second)): count for first, second, count in rows}
+        with self.database.session() as db:
+            rows = db.rows(
+                "SELECT a.bot_id, b.bot_id, COUNT(*) FROM ladder_seats a "
+                "JOIN ladder_seats b ON a.match_id = b.match_id AND a.bot_id < b.bot_id "
+                "JOIN ladder_matches m ON m.match_id = a.match_id "
+                "WHERE m.game = ? AND m.started >= ? GROUP BY a.bot_id, b.bot_id",
+                (game, -1.0 if since is None else since),
+            )
+        return {frozenset((first, second)): int(count) for first, second, count in rows}
 
     def seat_counts(self, game: str) -> dict[str, dict[int, int]]:
         """Return, per bot of ``game``, how many matches it played in each seat."""
         counts: dict[str, dict[int, int]] = {}
-        rows = self.connection.execute(
-            "SELECT s.bot_id, s.seat, COUNT(*) FROM ladder_seats s "
-            "JOIN ladder_matches m ON m.match_id = s.match_id WHERE m.game = ? "
-            "GROUP BY s.bot_id, s.seat",
-            (game,),
-        )
+        with self.database.session() as db:
+            rows = db.rows(
+                "SELECT s.bot_id, s.seat, COUNT(*) FROM ladder_seats s "
+                "JOIN ladder_matches m ON m.match_id = s.match_id WHERE m.game = ? "
+                "GROUP BY s.bot_id, s.seat",
+                (game,),
+            )
         for bot_id, seat, count in rows:
-            counts.setdefault(bot_id, {})[seat] = count
+            counts.setdefault(bot_id, {})[seat] = int(count)
         return counts
 
     def _with_seats(self, row: Any) -> LadderMatchRecord:
         match_id, game, started, finished, abandoned = row
-        seats = self.connection.execute(
-            f"SELECT {_SEAT_COLUMNS} FROM ladder_seats WHERE match_id = ? ORDER BY seat",
-            (match_id,),
-        )
+        with self.database.session() as db:
+            seats = db.rows(
+                f"SELECT {_SEAT_COLUMNS} FROM ladder_seats WHERE match_id = ? ORDER BY seat",
+                (match_id,),
+            )
         return LadderMatchRecord(
             match_id=str(match_id),
             game=str(game),
@@ -399,3 +437,7 @@ class LadderStore:
             abandoned=bool(abandoned),
             seats=tuple(_seat(seat) for seat in seats),
         )
+
+    def close(self) -> None:
+        """Close the database (for a ladder store opened on its own, in tools and tests)."""
+        self.database.close()
