@@ -33,6 +33,7 @@ EXPORTS = {
         "MatchFinishedError",
         "MatchNotFinishedError",
         "MatchNotFoundError",
+        "MatchOnOtherNodeError",
         "NotFoundError",
         "NotYourTurnError",
         "PermissionDeniedError",

@@ -30,7 +30,7 @@ import logging
 import random
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol, runtime_checkable
 
 import grpc
@@ -41,6 +41,7 @@ from botarena.clients._errors import (
     BotarenaError,
     FailedPreconditionError,
     IllegalMoveError,
+    MatchOnOtherNodeError,
     StaleStateError,
     TransientError,
     UnavailableError,
@@ -256,7 +257,13 @@ class _SeatPlayer:
         resubmit: RetryPolicy,
     ) -> None:
         self.bot = bot
+        # Where the seat was sent (home), and the node that runs its match now: several
+        # server nodes on one database redirect a match's calls to its owner
+        # (MATCH_ON_OTHER_NODE), and a node that cannot be reached sends the seat home
+        # again, where the match's new owner is known once it has taken it over.
+        self.home = client
         self.client = client
+        self.nodes: dict[str, AsyncMatchClient] = {}
         self.match = match
         self.rng = random.Random(seed)
         # Backoff jitter has its own source: the bot's rng must depend only on the seed.
@@ -284,10 +291,47 @@ class _SeatPlayer:
         # One call up front: it checks the token and match before any stream is opened
         # and tells the seat index, which on_match_start reports. A bot may start before
         # its server listens (a runner starts both at once), so this call is retried too.
+        try:
+            return await self._play()
+        finally:
+            for node in self.nodes.values():
+                await node.close()
+
+    def reroute(self, error: BotarenaError) -> bool:
+        """Follow a redirect to the node that runs the match, or go home from a node that
+        cannot be reached; return whether the seat now talks to another node."""
+        if isinstance(error, MatchOnOtherNodeError) and error.node not in (
+            "",
+            self.client.server.address,
+        ):
+            client = self.nodes.get(error.node)
+            if client is None:
+                server = replace(self.home.server, address=error.node)
+                client = self.nodes[error.node] = AsyncMatchClient(
+                    target=server,
+                    token=self.home.token,
+                    timeout=self.home.timeout,
+                    channel_options=RECONNECT_CHANNEL_OPTIONS,
+                )
+            _logger.info("seat %d: match runs on %s, following it", self.seat, error.node)
+            self.client = client
+            return True
+        if isinstance(error, TransientError) and self.client is not self.home:
+            _logger.info(
+                "seat %d: %s unreachable, asking %s",
+                self.seat,
+                self.client.target,
+                self.home.target,
+            )
+            self.client = self.home
+            return True
+        return False
+
+    async def _play(self) -> match_pb2.MatchOutcome:
         response = await call_with_retry(
             lambda: self.client.get_player_view(self.match),
             self.reconnect,
-            retry_on=lambda error: isinstance(error, TransientError),
+            retry_on=lambda error: self.reroute(error) or isinstance(error, TransientError),
             jitter=self.jitter,
         )
         self.seat = response.view.seat
@@ -327,6 +371,9 @@ class _SeatPlayer:
                         if outcome is not None:
                             return outcome
             except BotarenaError as exc:
+                rerouted = self.reroute(exc)
+                if isinstance(exc, MatchOnOtherNodeError) and rerouted:
+                    continue  # at once: the match is alive on the node named
                 if not is_retryable(exc):
                     raise
                 error = exc
@@ -442,7 +489,12 @@ class _SeatPlayer:
                     self.match, move, expected_state_version=version, request_id=request_id
                 )
                 return
+            except MatchOnOtherNodeError as exc:
+                if not self.reroute(exc):
+                    raise
+                continue  # the same move, the same request_id, on the match's node
             except TransientError as exc:
+                self.reroute(exc)
                 delay = retry.failed()
                 # Until the decision's deadline the move can still count, and an open
                 # stream never asks again: keep resending it (same request_id) till then.

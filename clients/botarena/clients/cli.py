@@ -58,6 +58,19 @@ def _parser() -> argparse.ArgumentParser:
         "several nodes may share (--advertise)",
     )
     serve.add_argument(
+        "--advertise",
+        metavar="HOST:PORT",
+        help="with a postgresql:// --db: where bots reach this node, named in the redirects "
+        "other nodes send for the matches it runs (default: --host:--port)",
+    )
+    serve.add_argument(
+        "--lease-seconds",
+        type=float,
+        default=10.0,
+        help="with a postgresql:// --db: a node that stops renewing its matches' leases "
+        "for this long loses them to another node (renewed every fifth of it)",
+    )
+    serve.add_argument(
         "--log-format",
         choices=("auto", "json", "console"),
         default="auto",
@@ -275,7 +288,29 @@ def _admission_limits(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _ladder(args: argparse.Namespace, store: Any, options: Mapping[str, object]) -> Any:
+def _lease(args: argparse.Namespace, target: str, address: str) -> Any:
+    """The node's lease when ``--db`` is shared (PostgreSQL), None for SQLite, or a
+    message saying why the options do not make a node."""
+    import secrets
+
+    from botarena.server.store import Lease, is_postgres_url
+
+    if not is_postgres_url(target):
+        return None
+    if not args.lease_seconds > 0:
+        return "--lease-seconds must be positive"
+    advertise = args.advertise or (address if args.port != 0 else None)
+    if advertise is None:
+        return "--port 0 with a postgresql:// --db needs --advertise HOST:PORT"
+    return Lease(f"{advertise}/{secrets.token_hex(4)}", advertise, args.lease_seconds)
+
+
+def _ladder(
+    args: argparse.Namespace,
+    store: Any,
+    options: Mapping[str, object],
+    cluster: Mapping[str, Any],
+) -> Any:
     """Return the ladder ``serve --ladder`` asks for, on the server's database, or None."""
     if not args.ladder:
         return None
@@ -288,7 +323,9 @@ def _ladder(args: argparse.Namespace, store: Any, options: Mapping[str, object])
         pause_after=args.ladder_pause_after,
         move_time_limit=args.ladder_move_time,
     )
-    manager = durable_manager(store, config_overrides(options), **_admission_limits(args))
+    manager = durable_manager(
+        store, config_overrides(options), **_admission_limits(args), **cluster
+    )
     return Ladder(manager, store.ladder_store(), settings)
 
 
@@ -310,8 +347,14 @@ async def _serve(args: argparse.Namespace, options: Mapping[str, object], creden
         return 1
     logger.info("database", database=path, schema_version=store.schema_version)
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    lease = _lease(args, target, address)
+    if isinstance(lease, str):
+        logger.error(lease)
+        store.close()
+        return 2
+    cluster: dict[str, Any] = {} if lease is None else {"lease": lease}
     try:
-        ladder = _ladder(args, store, options)
+        ladder = _ladder(args, store, options, cluster)
         server, bound = await create_server(
             address,
             admin_token=admin_token,
@@ -319,7 +362,7 @@ async def _serve(args: argparse.Namespace, options: Mapping[str, object], creden
             operator_options=options,
             ladder=ladder,
             credentials=credentials,
-            **({} if ladder is not None else _admission_limits(args)),
+            **({} if ladder is not None else {**_admission_limits(args), **cluster}),
         )
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -334,6 +377,7 @@ async def _serve(args: argparse.Namespace, options: Mapping[str, object], creden
             database=path,
             admin_token_required=admin_token is not None,
             ladder=ladder is not None,
+            node=None if lease is None else lease.address,
             tls=credentials is not None,
             client_certificates_required=args.tls_client_ca is not None,
             **_admission_limits(args),

@@ -4,6 +4,8 @@ LadderService), health and reflection, over plaintext or TLS."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -124,7 +126,9 @@ async def create_server(
             starts dropping new ones (``MAX_PENDING_CALLS``).
         announce_options: Announce the operator options' values in the log; a tool
             that says them to its user in its own words turns this off.
-        **manager_options: Passed to a new :class:`MatchManager`.
+        **manager_options: Passed to a new :class:`MatchManager` (``lease=`` makes this
+            one of several nodes on ``store``: its leases are renewed every fifth of
+            their time while it serves).
 
     Returns:
         The started ``grpc.aio.Server`` and the port it listens on. Stop it with
@@ -148,6 +152,12 @@ async def create_server(
         raise ValueError("pass a store either to create_server or to the manager, not both")
     # Before the port opens: a bot that reconnects finds its match.
     manager.recover()
+    heartbeat: asyncio.Task[None] | None = None
+    if manager.lease is not None:
+        # Renewed five times per lease: a late beat or two never loses a match.
+        heartbeat = asyncio.create_task(
+            manager.run_leases(manager.lease.ttl / 5), name="botarena-leases"
+        )
     server = grpc.aio.server(
         options=[
             ("grpc.max_receive_message_length", max_receive_message_bytes),
@@ -201,6 +211,10 @@ async def create_server(
         # timer fires into a closing server.
         if ladder is not None:
             await ladder.close()
+        if heartbeat is not None:
+            heartbeat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await heartbeat
         manager.close()
         await health_servicer.enter_graceful_shutdown()
         await original_stop(grace)
