@@ -297,13 +297,21 @@ class _SeatPlayer:
             for node in self.nodes.values():
                 await node.close()
 
-    def reroute(self, error: BotarenaError) -> bool:
+    def reroute(self, error: BotarenaError, via: AsyncMatchClient) -> bool:
         """Follow a redirect to the node that runs the match, or go home from a node that
-        cannot be reached; return whether the seat now talks to another node."""
+        cannot be reached; return whether the seat now talks to another node than
+        ``via``, the client of the call that failed.
+
+        The seat's follower and decider share :attr:`client`: when one of them has
+        followed a redirect already, the other's call to the old node fails the same way
+        and finds the seat moved (and goes there too).
+        """
         if isinstance(error, MatchOnOtherNodeError) and error.node not in (
             "",
-            self.client.server.address,
+            via.server.address,
         ):
+            if self.client.server.address == error.node:
+                return True  # the other task of the seat followed it first
             client = self.nodes.get(error.node)
             if client is None:
                 server = replace(self.home.server, address=error.node)
@@ -316,7 +324,9 @@ class _SeatPlayer:
             _logger.info("seat %d: match runs on %s, following it", self.seat, error.node)
             self.client = client
             return True
-        if isinstance(error, TransientError) and self.client is not self.home:
+        if isinstance(error, TransientError) and via is not self.home:
+            if self.client is not via:
+                return True  # the other task of the seat moved on already
             _logger.info(
                 "seat %d: %s unreachable, asking %s",
                 self.seat,
@@ -328,10 +338,13 @@ class _SeatPlayer:
         return False
 
     async def _play(self) -> match_pb2.MatchOutcome:
+        # Nothing else of the seat runs yet: the failed call was the current client's.
         response = await call_with_retry(
             lambda: self.client.get_player_view(self.match),
             self.reconnect,
-            retry_on=lambda error: self.reroute(error) or isinstance(error, TransientError),
+            retry_on=lambda error: (
+                self.reroute(error, self.client) or isinstance(error, TransientError)
+            ),
             jitter=self.jitter,
         )
         self.seat = response.view.seat
@@ -359,11 +372,10 @@ class _SeatPlayer:
         retry = Retry(self.reconnect, self.jitter)
         while True:
             error: BotarenaError | None = None
+            client = self.client
             try:
                 async with contextlib.aclosing(
-                    self.client.stream_match_events(
-                        self.match, after_state_version=self.last_version
-                    )
+                    client.stream_match_events(self.match, after_state_version=self.last_version)
                 ) as events:
                     async for event in events:
                         retry.succeeded()
@@ -371,7 +383,7 @@ class _SeatPlayer:
                         if outcome is not None:
                             return outcome
             except BotarenaError as exc:
-                rerouted = self.reroute(exc)
+                rerouted = self.reroute(exc, client)
                 if isinstance(exc, MatchOnOtherNodeError) and rerouted:
                     continue  # at once: the match is alive on the node named
                 if not is_retryable(exc):
@@ -484,17 +496,18 @@ class _SeatPlayer:
         request_id = new_request_id()
         retry = Retry(self.resubmit, self.jitter)
         while True:
+            client = self.client
             try:
-                await self.client.submit_move(
+                await client.submit_move(
                     self.match, move, expected_state_version=version, request_id=request_id
                 )
                 return
             except MatchOnOtherNodeError as exc:
-                if not self.reroute(exc):
+                if not self.reroute(exc, client):
                     raise
                 continue  # the same move, the same request_id, on the match's node
             except TransientError as exc:
-                self.reroute(exc)
+                self.reroute(exc, client)
                 delay = retry.failed()
                 # Until the decision's deadline the move can still count, and an open
                 # stream never asks again: keep resending it (same request_id) till then.
