@@ -22,7 +22,7 @@ from botarena.server.store import (
     StoredSeat,
     StoreError,
 )
-from botarena.server.store.ladder import BotRecord, SeatRecord, SeatResult
+from botarena.server.store.ladder import BotRecord, NodeAssignment, SeatRecord, SeatResult
 
 from .conftest import StoreBackend
 
@@ -320,3 +320,60 @@ def test_the_ladder_store_keeps_bots_matches_results_and_ratings(store: SqlStore
     assert resumed is not None
     assert (resumed.paused, resumed.bad_streak) == (False, 0)
     assert not ladder.resume_bot("nobody")
+
+
+def test_the_ladder_store_shares_presence_assignments_and_the_lead_between_nodes(
+    store_backend: StoreBackend,
+) -> None:
+    first, second = store_backend.open(), store_backend.open()
+    try:
+        a, b = first.ladder_store(), second.ladder_store()
+        assert a.add_bot(_bot("x", "ex"), created=1.0)
+        assert a.add_bot(_bot("y", "why"), created=2.0)
+        a.present("x", "node-a", 2, False, now=100.0)
+        b.present("y", "node-b", 1, True, now=100.0)
+        seen = {p.bot_id: p for p in b.presence(fresh_since=99.0)}
+        assert {(p.node, p.capacity, p.resume_seats, p.connected) for p in seen.values()} == {
+            ("node-a", 2, False, True),
+            ("node-b", 1, True, True),
+        }
+        b.present("x", "node-b", 3, False, now=101.0)  # x reconnects, to the other node
+        assert a.renew_presence("node-a", now=102.0) == set()
+        assert b.renew_presence("node-b", now=102.0) == {"x", "y"}
+        moved = {p.bot_id: p for p in a.presence(fresh_since=99.0, game="qwirkle")}
+        assert moved["x"].generation == seen["x"].generation + 1
+        b.absent("y", "node-b", dropped=103.0)
+        a.absent("x", "node-a", dropped=103.0)  # not a's stream any more: nothing
+        after = {p.bot_id: p for p in a.presence(fresh_since=99.0)}
+        assert (after["y"].connected, after["y"].dropped) == (False, 103.0)
+        assert (after["x"].connected, after["x"].dropped) == (True, None)
+        assert [p.connected for p in a.presence(fresh_since=102.5)] == [False, False]
+        queued = NodeAssignment("m1", 0, "x", "node-b", "qwirkle", "token", "127.0.0.1:1")
+        a.add_assignments([queued])
+        assert a.claim_assignments("node-a") == []
+        assert b.claim_assignments("node-b") == [queued]
+        assert b.claim_assignments("node-b") == []  # taken once
+        assert a.lead()
+        assert a.lead()  # still held
+        if store_backend.name == "postgresql":
+            assert not b.lead()  # one node at a time
+            a.release_lead()
+            assert b.lead()
+    finally:
+        first.close()
+        second.close()
+
+
+def test_the_ladder_store_lists_unrecorded_matches_whose_match_finished(store: SqlStore) -> None:
+    ladder = store.ladder_store()
+    assert ladder.add_bot(_bot("a", "alpha"), created=1.0)
+    assert ladder.add_bot(_bot("b", "beta"), created=2.0)
+    seats = [SeatRecord(0, "a", 25.0, 8.0), SeatRecord(1, "b", 25.0, 8.0)]
+    for number, match_id in enumerate(("m1", "m2"), start=1):
+        store.create_match(_match(match_id, number), [_START])
+        ladder.add_match(match_id, "qwirkle", 10.0 + number, seats)
+    assert ladder.ended_matches() == []
+    store.record("m2", [_move(1, 0)], [], _RESULT)
+    assert ladder.ended_matches() == ["m2"]
+    ladder.record_result("m2", 20.0, [_result(1), _result(2)], pause_after=3)
+    assert ladder.ended_matches() == []

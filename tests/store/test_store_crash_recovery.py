@@ -19,7 +19,6 @@ import hashlib
 import json
 import os
 import random
-import socket
 import subprocess
 import sys
 import threading
@@ -29,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from botarena.clients import AsyncMatchClient, RetryPolicy, run_bot_async
-from botarena.clients.testing import start_server_async
+from botarena.clients.testing import free_port, start_server_async
 from botarena.v1 import match_pb2
 
 _START = "from botarena.clients.cli import main; raise SystemExit(main())"
@@ -207,13 +206,6 @@ def test_a_server_killed_mid_match_resumes_every_match_with_the_same_scores(
         assert not any(seat.timeouts for seat in match.seats)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 def test_a_node_killed_mid_match_loses_its_matches_to_another_node_with_the_same_scores(
     postgres_database: str,
 ) -> None:
@@ -226,7 +218,7 @@ def test_a_node_killed_mid_match_loses_its_matches_to_another_node_with_the_same
         )
 
     async def run() -> tuple[list[tuple[int, ...]], list[match_pb2.Match], ServerProcess]:
-        owner, other = node(_free_port()), node(_free_port())
+        owner, other = node(free_port()), node(free_port())
         owner_address, other_address = (f"127.0.0.1:{n.port}" for n in (owner, other))
         try:
             # The matches are made on one node; their bots are sent to the other, which

@@ -269,6 +269,12 @@ class MatchManager:
             raise MatchNotFoundError(match_id)
         return slot.match
 
+    def held(self, match_id: str) -> Match | None:
+        """Return the match ``match_id`` if this node holds it, else ``None``; never
+        looks at the store (nor takes a match over)."""
+        slot = self._slots.get(match_id)
+        return None if slot is None else slot.match
+
     def find(self, match_id: str) -> Match | StoredMatch:
         """Return the match ``match_id`` if it is held, else the stored record of a
         finished match (enough for a summary: nothing is replayed).

@@ -24,6 +24,7 @@ from typing import Any, Literal, Protocol
 from botarena.server.store._errors import StoreError
 
 __all__ = [
+    "NOW",
     "Database",
     "Dialect",
     "PostgresDatabase",
@@ -35,6 +36,12 @@ __all__ = [
 
 Dialect = Literal["sqlite", "postgresql"]
 """The SQL dialect a :class:`Database` speaks."""
+
+NOW: dict[Dialect, str] = {
+    "sqlite": "((julianday('now') - 2440587.5) * 86400.0)",
+    "postgresql": "EXTRACT(EPOCH FROM clock_timestamp())::DOUBLE PRECISION",
+}
+"""Epoch seconds by the database's clock, in SQL (leases keep time by it)."""
 
 Row = tuple[Any, ...]
 
@@ -82,6 +89,17 @@ class Database(Protocol):
         Raises:
             StoreError: A constraint failed (the transaction is rolled back).
         """
+        ...
+
+    def hold_lock(self, key: int) -> bool:
+        """Take, or confirm that this database still holds, the lock ``key``: a
+        PostgreSQL session advisory lock on a connection of its own, kept until
+        :meth:`release_lock` or :meth:`close` (or until the process dies, when the
+        server ends its session). SQLite has one process: always ``True``."""
+        ...
+
+    def release_lock(self, key: int) -> None:
+        """Let the lock ``key`` go, if held."""
         ...
 
     def close(self) -> None:
@@ -139,6 +157,12 @@ class SqliteDatabase:
             self.connection.execute("ROLLBACK")
             raise
         self.connection.execute("COMMIT")
+
+    def hold_lock(self, key: int) -> bool:
+        return True
+
+    def release_lock(self, key: int) -> None:
+        return None
 
     def close(self) -> None:
         self.connection.close()
@@ -202,6 +226,10 @@ class PostgresDatabase:
         self.errors: tuple[type[Exception], ...] = (psycopg.Error,)
         self._integrity_error = psycopg.IntegrityError
         self._local = threading.local()
+        # Advisory locks by key, each on its own connection (a pooled one would hand
+        # the session, and with it the lock, to whoever borrows it next).
+        self._locks: dict[int, Any] = {}
+        self._lockers: dict[int, Any] = {}
         try:
             self._pool = psycopg_pool.ConnectionPool(
                 url,
@@ -243,7 +271,42 @@ class PostgresDatabase:
             finally:
                 self._local.session = None
 
+    def hold_lock(self, key: int) -> bool:
+        import psycopg
+
+        if key in self._locks:
+            try:
+                self._locks[key].execute("SELECT 1")
+                return True
+            except psycopg.Error:  # the session, and the lock with it, is gone
+                self._drop_lock(key)
+        try:
+            connection = self._lockers.get(key)
+            if connection is None or connection.closed:
+                connection = self._lockers[key] = psycopg.connect(
+                    self.url, autocommit=True, connect_timeout=5
+                )
+            row = connection.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
+        except psycopg.Error:
+            self._drop_lock(key)
+            return False
+        if row is None or not row[0]:
+            return False
+        self._locks[key] = self._lockers.pop(key)
+        return True
+
+    def release_lock(self, key: int) -> None:
+        self._drop_lock(key)
+
+    def _drop_lock(self, key: int) -> None:
+        for held in (self._locks, self._lockers):
+            connection = held.pop(key, None)
+            if connection is not None:
+                connection.close()  # ending the session releases its advisory locks
+
     def close(self) -> None:
+        for key in [*self._locks, *self._lockers]:
+            self._drop_lock(key)
         self._pool.close()
 
 

@@ -31,6 +31,7 @@ from botarena.server.store._errors import SchemaTooNewError, StoreError
 __all__ = [
     "CLUSTER",
     "FAIR_PLAY",
+    "LADDER_CLUSTER",
     "LADDER_V1",
     "MATCHES_V1",
     "MIGRATIONS",
@@ -211,7 +212,48 @@ CLUSTER: Migration = (
 )
 """Migration 5: match leases, and one sequence for every node."""
 
-MIGRATIONS: Sequence[Migration] = (MATCHES_V1, LADDER_V1, REQUEST_IDS, FAIR_PLAY, CLUSTER)
+LADDER_CLUSTER: Migration = (
+    # Which node holds each bot's Connect stream (docs/decisions.md: Several nodes), so
+    # that the one node that schedules (the ladder's advisory lock) sees the bots of
+    # every node: the node's lease owner id, the capacity and resume_seats of the
+    # stream, a generation that grows with every Connect (a reconnect), when the node
+    # last renewed the row and when the stream ended (NULL while open); times are the
+    # ladder's epoch seconds, like its other tables.
+    """CREATE TABLE ladder_presence (
+        bot_id TEXT PRIMARY KEY REFERENCES ladder_bots (bot_id),
+        node TEXT NOT NULL,
+        capacity INTEGER NOT NULL,
+        resume_seats BOOLEAN NOT NULL,
+        generation BIGINT NOT NULL,
+        seen DOUBLE PRECISION NOT NULL,
+        dropped DOUBLE PRECISION
+    )""",
+    # Assignments the scheduling node made for bots connected to another node, until
+    # that node claims (deletes) them and pushes them down the bot's stream: the seat's
+    # token waits here for at most a poll interval, then only its hash is kept.
+    # `address` is the HOST:PORT of the node that runs the match.
+    """CREATE TABLE ladder_assignments (
+        match_id TEXT NOT NULL,
+        seat INTEGER NOT NULL,
+        bot_id TEXT NOT NULL,
+        node TEXT NOT NULL,
+        game TEXT NOT NULL,
+        seat_token TEXT NOT NULL,
+        address TEXT NOT NULL,
+        PRIMARY KEY (match_id, seat)
+    )""",
+    "CREATE INDEX ladder_assignments_by_node ON ladder_assignments (node)",
+)
+"""Migration 6: the ladder's bots as every node sees them, and assignments between nodes."""
+
+MIGRATIONS: Sequence[Migration] = (
+    MATCHES_V1,
+    LADDER_V1,
+    REQUEST_IDS,
+    FAIR_PLAY,
+    CLUSTER,
+    LADDER_CLUSTER,
+)
 """Every migration in order; append new ones at the end."""
 
 _VERSION_TABLE = """CREATE TABLE IF NOT EXISTS schema_version (

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from botarena.server.store._database import Database, Session
+from botarena.server.store._database import NOW, Database, Session
 from botarena.server.store._errors import LeaseLostError, StoreError
 from botarena.server.store._records import (
     Lease,
@@ -33,12 +33,6 @@ _MATCH_COLUMNS = (
     "created_time, end_time, end_reason, request_id"
 )
 
-# Epoch seconds by the database's clock.
-_NOW = {
-    "sqlite": "((julianday('now') - 2440587.5) * 86400.0)",
-    "postgresql": "EXTRACT(EPOCH FROM clock_timestamp())::DOUBLE PRECISION",
-}
-
 
 class SqlStore:
     """The :class:`~botarena.server.store.Store` on a :class:`Database`.
@@ -54,7 +48,7 @@ class SqlStore:
 
     def __init__(self, database: Database, *, migrations: Sequence[Migration] = MIGRATIONS) -> None:
         self.database = database
-        self._now = _NOW[database.dialect]
+        self._now = NOW[database.dialect]
         self._sequence: int | None = None
         self.schema_version = migrate(database, migrations)
 

@@ -22,6 +22,8 @@ __all__ = [
     "BotRecord",
     "LadderMatchRecord",
     "LadderStore",
+    "NodeAssignment",
+    "Presence",
     "SeatRecord",
     "SeatResult",
     "SqlLadderStore",
@@ -123,6 +125,57 @@ class SeatResult:
     sigma: float
 
 
+@dataclass(frozen=True, slots=True)
+class Presence:
+    """A bot's Connect stream as every node of a cluster sees it (``ladder_presence``).
+
+    Attributes:
+        bot_id: The bot.
+        game: The bot's game.
+        node: The lease owner id of the node that holds the stream.
+        capacity: The stream's capacity.
+        resume_seats: The stream's ``resume_seats``.
+        generation: Grows with every Connect of the bot (a reconnect shows here).
+        connected: The stream is open and its node renewed the row lately.
+        dropped: When the stream ended, or ``None`` (open, or its node died).
+    """
+
+    bot_id: str
+    game: str
+    node: str
+    capacity: int
+    resume_seats: bool
+    generation: int
+    connected: bool
+    dropped: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class NodeAssignment:
+    """An assignment waiting in ``ladder_assignments`` for the node of the bot's stream.
+
+    Attributes:
+        match_id: The match.
+        seat: The seat index.
+        bot_id: The bot that plays it.
+        node: The lease owner id of the node that holds the bot's stream.
+        game: The match's game.
+        seat_token: The seat's token.
+        address: ``HOST:PORT`` of the node that runs the match.
+    """
+
+    match_id: str
+    seat: int
+    bot_id: str
+    node: str
+    game: str
+    seat_token: str
+    address: str
+
+
+# Any constant: the advisory lock the node that schedules the ladder holds.
+_LADDER_LOCK = 0x6274_6172_656E_6102
+
 _BOT_COLUMNS = (
     "bot_id, name, owner, game, secret_hash, mu, sigma, games, wins, score_sum, timeouts, "
     "crashes, bad_streak, paused"
@@ -217,6 +270,52 @@ class LadderStore(Protocol):
 
     def seat_counts(self, game: str) -> dict[str, dict[int, int]]:
         """Return, per bot of ``game``, how many matches it played in each seat."""
+        ...
+
+    def ended_matches(self) -> list[str]:
+        """Return the ladder matches without a recorded result whose match has finished
+        (by whichever node ran it), oldest first."""
+        ...
+
+    # Several nodes on one database (docs/decisions.md: Several nodes).
+
+    def lead(self) -> bool:
+        """Take, or confirm holding, the ladder's lock: the one node that holds it
+        schedules and writes ratings (a PostgreSQL advisory lock; SQLite: always)."""
+        ...
+
+    def release_lead(self) -> None:
+        """Let the ladder's lock go, if held."""
+        ...
+
+    def present(
+        self, bot_id: str, node: str, capacity: int, resume_seats: bool, now: float
+    ) -> None:
+        """Note that ``node`` holds a new Connect stream of ``bot_id``."""
+        ...
+
+    def renew_presence(self, node: str, now: float) -> set[str]:
+        """Renew the open streams ``node`` holds; return their bots (a bot missing from
+        it has connected to another node since)."""
+        ...
+
+    def absent(self, bot_id: str, node: str, dropped: float | None) -> None:
+        """Note that the stream ``node`` held for ``bot_id`` ended at ``dropped``
+        (``None``: the node stops, which is not the bot's doing)."""
+        ...
+
+    def presence(self, *, fresh_since: float, game: str = "") -> list[Presence]:
+        """Return the presence of every bot (of ``game`` when given) that has connected;
+        a stream counts as connected while open and renewed at ``fresh_since`` or
+        later."""
+        ...
+
+    def add_assignments(self, assignments: Sequence[NodeAssignment]) -> None:
+        """Queue assignments for the nodes of the bots' streams."""
+        ...
+
+    def claim_assignments(self, node: str) -> list[NodeAssignment]:
+        """Take (delete and return) the assignments queued for ``node``."""
         ...
 
 
@@ -421,6 +520,123 @@ class SqlLadderStore:
         for bot_id, seat, count in rows:
             counts.setdefault(bot_id, {})[seat] = int(count)
         return counts
+
+    def ended_matches(self) -> list[str]:
+        """Return the unrecorded ladder matches whose match has finished, oldest first."""
+        with self.database.session() as db:
+            rows = db.rows(
+                "SELECT l.match_id FROM ladder_matches l JOIN matches m "
+                "ON m.match_id = l.match_id WHERE l.finished IS NULL AND m.finished = ? "
+                "ORDER BY l.started, l.match_id",
+                (True,),
+            )
+        return [str(row[0]) for row in rows]
+
+    # ------------------------------------------------------------------ several nodes
+
+    def lead(self) -> bool:
+        """Take, or confirm holding, the ladder's lock (see ``LadderStore``)."""
+        return self.database.hold_lock(_LADDER_LOCK)
+
+    def release_lead(self) -> None:
+        """Let the ladder's lock go, if held."""
+        self.database.release_lock(_LADDER_LOCK)
+
+    def present(
+        self, bot_id: str, node: str, capacity: int, resume_seats: bool, now: float
+    ) -> None:
+        """Note that ``node`` holds a new Connect stream of ``bot_id``."""
+        with self.database.transaction() as db:
+            db.run(
+                "INSERT INTO ladder_presence (bot_id, node, capacity, resume_seats, generation, "
+                "seen, dropped) VALUES (?, ?, ?, ?, 1, ?, NULL) ON CONFLICT (bot_id) DO UPDATE "
+                "SET node = excluded.node, capacity = excluded.capacity, "
+                "resume_seats = excluded.resume_seats, "
+                "generation = ladder_presence.generation + 1, seen = excluded.seen, "
+                "dropped = NULL",
+                (bot_id, node, capacity, resume_seats, now),
+            )
+
+    def renew_presence(self, node: str, now: float) -> set[str]:
+        """Renew the open streams ``node`` holds; return their bots."""
+        with self.database.transaction() as db:
+            rows = db.rows(
+                "UPDATE ladder_presence SET seen = ? WHERE node = ? AND dropped IS NULL "
+                "RETURNING bot_id",
+                (now, node),
+            )
+        return {str(row[0]) for row in rows}
+
+    def absent(self, bot_id: str, node: str, dropped: float | None) -> None:
+        """Note that the stream ``node`` held for ``bot_id`` ended (see ``LadderStore``)."""
+        with self.database.transaction() as db:
+            if dropped is None:  # not the bot's doing: just no longer connected
+                db.run(
+                    "UPDATE ladder_presence SET seen = 0 WHERE bot_id = ? AND node = ?",
+                    (bot_id, node),
+                )
+                return
+            db.run(
+                "UPDATE ladder_presence SET dropped = ? "
+                "WHERE bot_id = ? AND node = ? AND dropped IS NULL",
+                (dropped, bot_id, node),
+            )
+
+    def presence(self, *, fresh_since: float, game: str = "") -> list[Presence]:
+        """Return the presence of every bot (of ``game``) that has connected."""
+        with self.database.session() as db:
+            rows = db.rows(
+                "SELECT p.bot_id, b.game, p.node, p.capacity, p.resume_seats, p.generation, "
+                "p.dropped IS NULL AND p.seen >= ?, p.dropped FROM ladder_presence p "
+                "JOIN ladder_bots b ON b.bot_id = p.bot_id WHERE b.game = ? OR ? = '' "
+                "ORDER BY p.bot_id",
+                (fresh_since, game, game),
+            )
+        return [
+            Presence(
+                bot_id=str(bot_id),
+                game=str(bot_game),
+                node=str(node),
+                capacity=int(capacity),
+                resume_seats=bool(resume_seats),
+                generation=int(generation),
+                connected=bool(connected),
+                dropped=None if dropped is None else float(dropped),
+            )
+            for bot_id, bot_game, node, capacity, resume_seats, generation, connected, dropped in (
+                rows
+            )
+        ]
+
+    def add_assignments(self, assignments: Sequence[NodeAssignment]) -> None:
+        """Queue assignments for the nodes of the bots' streams."""
+        with self.database.transaction() as db:
+            db.run_many(
+                "INSERT INTO ladder_assignments (match_id, seat, bot_id, node, game, seat_token, "
+                "address) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (match_id, seat) DO UPDATE "
+                "SET bot_id = excluded.bot_id, node = excluded.node, "
+                "seat_token = excluded.seat_token, address = excluded.address",
+                [
+                    (a.match_id, a.seat, a.bot_id, a.node, a.game, a.seat_token, a.address)
+                    for a in assignments
+                ],
+            )
+
+    def claim_assignments(self, node: str) -> list[NodeAssignment]:
+        """Take (delete and return) the assignments queued for ``node``."""
+        with self.database.transaction() as db:
+            rows = db.rows(
+                "DELETE FROM ladder_assignments WHERE node = ? "
+                "RETURNING match_id, seat, bot_id, node, game, seat_token, address",
+                (node,),
+            )
+        return sorted(
+            (
+                NodeAssignment(str(m), int(s), str(b), str(n), str(g), str(t), str(a))
+                for m, s, b, n, g, t, a in rows
+            ),
+            key=lambda assignment: (assignment.match_id, assignment.seat),
+        )
 
     def _with_seats(self, row: Any) -> LadderMatchRecord:
         match_id, game, started, finished, abandoned = row
