@@ -20,6 +20,7 @@ from cryptography.x509.oid import NameOID
 
 # The server's start-up: registers every game of the registry (PLUGINS) with its layers.
 import botarena.server.service  # noqa: F401
+from botarena.clients.testing import ServerProcess, free_port
 from botarena.server.store.local_postgres import (
     PostgresNotFoundError,
     create_database,
@@ -195,3 +196,25 @@ def postgres_database(postgres_url: str) -> Iterator[str]:
         yield url
     finally:
         drop_database(postgres_url, url)
+
+
+@pytest.fixture
+def two_nodes(
+    postgres_database: str, tmp_path: Path
+) -> Iterator[tuple[ServerProcess, ServerProcess]]:
+    """Two started ``botarena serve`` nodes on one empty PostgreSQL database, each with
+    ``--advertise 127.0.0.1:PORT`` and 2 s leases (their logs: ``node-0.log``,
+    ``node-1.log`` in ``tmp_path``)."""
+    nodes = []
+    for number in range(2):
+        port = free_port()
+        options = ["--advertise", f"127.0.0.1:{port}", "--lease-seconds", "2"]
+        log = tmp_path / f"node-{number}.log"
+        nodes.append(ServerProcess(postgres_database, options=options, log_path=log, port=port))
+    try:
+        for node in nodes:
+            node.start()
+        yield nodes[0], nodes[1]
+    finally:
+        for node in nodes:
+            node.kill()

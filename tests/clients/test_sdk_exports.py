@@ -55,7 +55,12 @@ EXPORTS = {
         "run_ladder_bot",
         "run_ladder_bot_async",
     ],
-    "botarena.clients.testing": ["ServerProcess", "start_server", "start_server_async"],
+    "botarena.clients.testing": [
+        "ServerProcess",
+        "free_port",
+        "start_server",
+        "start_server_async",
+    ],
 }
 
 
