@@ -229,6 +229,11 @@ def test_another_node_takes_an_expired_lease_and_the_old_owner_can_no_longer_wri
     store.create_match(_match("m2", 2), [_START], lease=_NODE_A)
     assert store.claim_leases(_NODE_B) == ["m1"]
     assert store.lease_holder("m1") == LeaseHolder("node-b", "127.0.0.1:1002", expired=False)
+    assert store.lease_holders(["m1", "m2", "nothing"]) == {
+        "m1": LeaseHolder("node-b", "127.0.0.1:1002", expired=False),
+        "m2": LeaseHolder("node-a", "127.0.0.1:1001", expired=False),
+    }
+    assert store.lease_holders([]) == {}
     with pytest.raises(LeaseLostError):
         store.record("m1", [_move(1, 0)], [], lease=_NODE_A)
     assert store.events("m1") == [_START]  # the fence kept nothing of the write

@@ -330,8 +330,9 @@ class MatchManager:
         """Return matches newest first with their sequence numbers, filtered.
 
         With a store every stored match is listed: a held match as its :class:`Match`, a
-        finished one that is not held as its stored record (never replayed). Without a
-        store, the matches held in memory.
+        finished one that is not held as its stored record (never replayed), and with a
+        lease the unfinished matches other nodes run, as their stored records too.
+        Without a store, the matches held in memory.
 
         Args:
             game: Only this game; empty for every game.
@@ -353,7 +354,8 @@ class MatchManager:
                 slot = self._slots.get(record.match_id)
                 if slot is not None:
                     found.append((record.sequence, slot.match))
-                elif record.finished:
+                elif record.finished or self.lease is not None:
+                    # With a lease, an unfinished match not held here is another node's.
                     found.append((record.sequence, record))
                 # else: an unfinished match that could not be recovered (logged at start)
             return found

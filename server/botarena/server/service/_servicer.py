@@ -13,7 +13,7 @@ import binascii
 import hashlib
 import json
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from typing import Any, TypeAlias
 
 import grpc
@@ -167,8 +167,10 @@ class MatchServicer:
         """Return a match's public state."""
         match_id = match_id_of("name", request.name)
         response = match_service_pb2.GetMatchResponse()
-        if not _encode_summary(self.manager.find(match_id), response.match):
+        match = self.manager.find(match_id)
+        if not _encode_summary(match, response.match):
             raise MatchNotFoundError(match_id)
+        response.match.node = self._nodes([match]).get(match_id, "")
         return response
 
     @handle_errors
@@ -214,12 +216,32 @@ class MatchServicer:
             before_sequence=before,
             limit=size + 1,
         )
+        nodes = self._nodes(match for _, match in found[:size])
         for sequence, match in found[:size]:
             if not _encode_summary(match, response.matches.add()):
                 del response.matches[-1]
+            elif match.match_id in nodes:
+                response.matches[-1].node = nodes[match.match_id]
             if len(found) > size:
                 response.next_page_token = _encode_page_token(sequence, filters)
         return response
+
+    def _nodes(self, matches: Iterable[Match | StoredMatch]) -> dict[str, str]:
+        """With several nodes, the node that runs each unfinished match of ``matches``
+        (match.proto: Match.node): this one for those it holds, the lease's for others."""
+        lease, store = self.manager.lease, self.manager.store
+        if lease is None or store is None:
+            return {}
+        nodes: dict[str, str] = {}
+        others: list[str] = []
+        for match in matches:
+            if isinstance(match, Match) and not match.finished:
+                nodes[match.match_id] = lease.address
+            elif isinstance(match, StoredMatch) and not match.finished:
+                others.append(match.match_id)
+        for match_id, holder in store.lease_holders(others).items():
+            nodes[match_id] = holder.address
+        return nodes
 
     @handle_errors
     async def GetPlayerView(

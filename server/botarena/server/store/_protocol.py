@@ -116,6 +116,10 @@ class Store(Protocol):
         """Return who holds the lease of ``match_id`` (expired or not), or ``None``."""
         ...
 
+    def lease_holders(self, match_ids: Sequence[str]) -> dict[str, LeaseHolder]:
+        """Return who holds the lease of each of ``match_ids`` that has one."""
+        ...
+
     def renew_leases(self, lease: Lease) -> set[str]:
         """Extend every lease ``lease.owner`` holds by ``lease.ttl``; return their
         matches (a match missing from it is no longer this node's)."""

@@ -366,6 +366,19 @@ class SqlStore:
             )
         return None if row is None else LeaseHolder(str(row[0]), str(row[1]), bool(row[2]))
 
+    def lease_holders(self, match_ids: Sequence[str]) -> dict[str, LeaseHolder]:
+        """Return who holds the lease of each of ``match_ids`` (see ``Store``)."""
+        if not match_ids:
+            return {}
+        marks = ", ".join("?" * len(match_ids))
+        with self.database.session() as db:
+            rows = db.rows(
+                f"SELECT match_id, owner, address, expiry < {self._now} FROM match_leases "
+                f"WHERE match_id IN ({marks})",
+                list(match_ids),
+            )
+        return {str(row[0]): LeaseHolder(str(row[1]), str(row[2]), bool(row[3])) for row in rows}
+
     def renew_leases(self, lease: Lease) -> set[str]:
         """Extend every lease ``lease.owner`` holds; return their matches (see ``Store``)."""
         with self.database.transaction() as db:
