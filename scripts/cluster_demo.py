@@ -155,11 +155,11 @@ async def _run(cluster: Cluster, args: argparse.Namespace) -> int:
         while cluster.ladder_counts()[1] < planned:
             await asyncio.sleep(0.2)
     ended_at = time.time()
+    async with AsyncLadderClient(target=survivors[0].address) as client:
+        board = await client.get_leaderboard(match_pb2.GAME_QWIRKLE)
     for task in cluster.bots.values():
         task.cancel()
     await asyncio.gather(*cluster.bots.values(), return_exceptions=True)
-    async with AsyncLadderClient(target=survivors[0].address) as client:
-        board = await client.get_leaderboard(match_pb2.GAME_QWIRKLE)
     console.print(leaderboard_table(board.entries, "qwirkle ladder on three nodes, one killed"))
     return report(cluster, taken, killed_at, started_at, ended_at, args.lease_seconds)
 
