@@ -22,7 +22,14 @@ from botarena.server.store import (
     StoredSeat,
     StoreError,
 )
-from botarena.server.store.ladder import BotRecord, NodeAssignment, SeatRecord, SeatResult
+from botarena.server.store.ladder import (
+    BotRecord,
+    LadderMatchRecord,
+    NodeAssignment,
+    SeatRecord,
+    SeatResult,
+    SqlLadderStore,
+)
 
 from .conftest import StoreBackend
 
@@ -382,3 +389,27 @@ def test_the_ladder_store_lists_unrecorded_matches_whose_match_finished(store: S
     assert ladder.ended_matches() == ["m2"]
     ladder.record_result("m2", 20.0, [_result(1), _result(2)], pause_after=3)
     assert ladder.ended_matches() == []
+
+
+def test_a_result_recorded_meanwhile_by_another_writer_is_not_applied_twice(
+    store: SqlStore,
+) -> None:
+    ladder = store.ladder_store()
+    assert ladder.add_bot(_bot("a", "alpha"), created=1.0)
+    assert ladder.add_bot(_bot("b", "beta"), created=2.0)
+    ladder.add_match("m1", "qwirkle", 10.0, [SeatRecord(0, "a", 25, 8), SeatRecord(1, "b", 25, 8)])
+    stale = ladder.match("m1")
+
+    class LateWriter(SqlLadderStore):
+        """Read the match before the other writer recorded it (a lead just lost)."""
+
+        def match(self, match_id: str) -> LadderMatchRecord | None:
+            return stale
+
+    ladder.record_result("m1", 20.0, [_result(1), _result(2)], pause_after=3)
+    LateWriter(store.database).record_result("m1", 21.0, [_result(2), _result(1)], pause_after=3)
+    alpha = ladder.bot("a")
+    recorded = ladder.match("m1")
+    assert alpha is not None
+    assert recorded is not None
+    assert (alpha.games, alpha.wins, recorded.finished) == (1, 1.0, 20.0)

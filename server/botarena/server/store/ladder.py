@@ -413,9 +413,17 @@ class SqlLadderStore:
         if seats is None or seats.finished is not None:
             return
         with self.database.transaction() as db:
-            db.run(
-                "UPDATE ladder_matches SET finished = ? WHERE match_id = ?", (finished, match_id)
-            )
+            # The guard is part of the write: of two writers at once (a scheduling node
+            # that lost its lock and does not know it yet), the second changes nothing.
+            if (
+                db.run(
+                    "UPDATE ladder_matches SET finished = ? "
+                    "WHERE match_id = ? AND finished IS NULL",
+                    (finished, match_id),
+                )
+                != 1
+            ):
+                return
             for seat, result in zip(seats.seats, results, strict=True):
                 bad = result.timeouts > 0 or result.crashed
                 db.run(
