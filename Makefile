@@ -17,7 +17,7 @@ NODE_CLIENT := clients/node/node_modules/.installed
 # Our typed packages and the tests; generated code is checked only through its .pyi stubs.
 TYPED := server/botarena clients/botarena bots/botarena scripts $(wildcard bench/*.py) tests
 
-.PHONY: help install browser proto proto-check lint typecheck test demo ladder-demo bench check clean
+.PHONY: help install browser proto proto-check lint typecheck test demo ladder-demo cluster-demo bench check clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[1m%-12s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -68,6 +68,9 @@ demo: $(INSTALL_STAMP) ## install, then play greedy vs random at Qwirkle on an e
 DURATION ?= 60
 ladder-demo: $(INSTALL_STAMP) ## a ladder server with its web UI (URL printed), random and greedy connected for DURATION s (60), then the leaderboard
 	$(PY) scripts/ladder_demo.py --duration $(DURATION)
+
+cluster-demo: $(INSTALL_STAMP) ## a PostgreSQL, three ladder nodes, one killed mid-run: leaderboard, matches finished, moves/s, takeover
+	$(PY) scripts/cluster_demo.py
 
 bench: $(INSTALL_STAMP) ## run the benchmarks in bench/ (they print ratios; they never fail on speed)
 	@for script in $(wildcard bench/bench_*.py); do echo "== $$script"; $(PY) $$script; done

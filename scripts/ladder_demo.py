@@ -28,7 +28,6 @@ from botarena.clients._ladder_cli import ladder_console, leaderboard_table
 from botarena.server.ladder import Ladder, LadderSettings
 from botarena.server.service import configure_logging, create_server, durable_manager
 from botarena.server.store import SqliteStore
-from botarena.server.store.ladder import LadderStore
 from botarena.v1 import match_pb2
 
 _BOTS = ("random", "greedy")
@@ -37,9 +36,7 @@ _BOTS = ("random", "greedy")
 async def demo(duration: float, database: Path, console: Console, http_port: int = 0) -> None:
     """Run the ladder for ``duration`` seconds and print the leaderboard."""
     core = SqliteStore(database)
-    ladder = Ladder(
-        durable_manager(core), LadderStore(core.connection), LadderSettings(tick_seconds=0.2)
-    )
+    ladder = Ladder(durable_manager(core), core.ladder_store(), LadderSettings(tick_seconds=0.2))
     server, port = await create_server(
         "127.0.0.1:0", ladder=ladder, http_address=("127.0.0.1", http_port)
     )

@@ -29,7 +29,6 @@ from botarena.clients import AsyncLadderClient, AsyncMatchClient, run_ladder_bot
 from botarena.server.ladder import Ladder, LadderSettings
 from botarena.server.service import configure_logging, create_server, durable_manager
 from botarena.server.store import SqliteStore
-from botarena.server.store.ladder import LadderStore
 from botarena.v1 import match_pb2
 
 _ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
@@ -64,7 +63,7 @@ async def main(out: Path) -> None:
     with tempfile.TemporaryDirectory() as folder:
         core = SqliteStore(Path(folder) / "ladder.sqlite3")
         ladder = Ladder(
-            durable_manager(core), LadderStore(core.connection), LadderSettings(tick_seconds=0.2)
+            durable_manager(core), core.ladder_store(), LadderSettings(tick_seconds=0.2)
         )
         server, port = await create_server(
             "127.0.0.1:0", ladder=ladder, http_address=("127.0.0.1", 0)

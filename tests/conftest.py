@@ -21,7 +21,13 @@ from cryptography.x509.oid import NameOID
 
 # The server's start-up: registers every game of the registry (PLUGINS) with its layers.
 import botarena.server.service  # noqa: F401
-from botarena.server.store.local_postgres import PostgresNotFoundError, local_postgres
+from botarena.clients.testing import ServerProcess, free_port
+from botarena.server.store.local_postgres import (
+    PostgresNotFoundError,
+    create_database,
+    drop_database,
+    local_postgres,
+)
 
 _SHIPPED_BUILDINGS = (
     Path(__file__).parents[1] / "server/botarena/server/games/queendomino/data/buildings.json"
@@ -285,3 +291,35 @@ def tab(browser_context: Any) -> Iterator[Page]:
     errors = list(page.errors)
     page.page.close()
     assert errors == [], f"console errors: {errors}"
+
+
+@pytest.fixture
+def postgres_database(postgres_url: str) -> Iterator[str]:
+    """The URL of an empty PostgreSQL database of its own for this test."""
+    url = create_database(postgres_url)
+    try:
+        yield url
+    finally:
+        drop_database(postgres_url, url)
+
+
+@pytest.fixture
+def two_nodes(
+    postgres_database: str, tmp_path: Path
+) -> Iterator[tuple[ServerProcess, ServerProcess]]:
+    """Two started ``botarena serve`` nodes on one empty PostgreSQL database, each with
+    ``--advertise 127.0.0.1:PORT`` and 2 s leases (their logs: ``node-0.log``,
+    ``node-1.log`` in ``tmp_path``)."""
+    nodes = []
+    for number in range(2):
+        port = free_port()
+        options = ["--advertise", f"127.0.0.1:{port}", "--lease-seconds", "2"]
+        log = tmp_path / f"node-{number}.log"
+        nodes.append(ServerProcess(postgres_database, options=options, log_path=log, port=port))
+    try:
+        for node in nodes:
+            node.start()
+        yield nodes[0], nodes[1]
+    finally:
+        for node in nodes:
+            node.kill()

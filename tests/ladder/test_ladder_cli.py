@@ -21,7 +21,8 @@ from botarena.clients.cli import main
 from botarena.clients.testing import start_server
 from botarena.server.ladder import Ladder, LadderSettings
 from botarena.server.match import MatchManager
-from botarena.server.store.ladder import BotRecord, LadderStore, SeatRecord, SeatResult
+from botarena.server.store import SqliteStore
+from botarena.server.store.ladder import BotRecord, SeatRecord, SeatResult
 from botarena.v1 import match_pb2
 
 
@@ -41,7 +42,9 @@ def _crashed_once(ladder: Ladder, name: str) -> BotRecord:
 def test_resume_un_pauses_a_bot_named_either_way(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], by: str
 ) -> None:
-    ladder = Ladder(MatchManager(), LadderStore.open(tmp_path / "ladder.db"), LadderSettings())
+    ladder = Ladder(
+        MatchManager(), SqliteStore(tmp_path / "ladder.db").ladder_store(), LadderSettings()
+    )
     bot = _crashed_once(ladder, "crasher")
     assert (bot.paused, bot.bad_streak) == (True, 1)
     name = bot.name if by == "display-name" else f"bots/{bot.bot_id}"
@@ -71,7 +74,9 @@ def test_resume_refuses_an_unknown_name_or_a_missing_admin_token(
     message: str,
 ) -> None:
     monkeypatch.delenv("BOTARENA_ADMIN_TOKEN", raising=False)
-    ladder = Ladder(MatchManager(), LadderStore.open(tmp_path / "ladder.db"), LadderSettings())
+    ladder = Ladder(
+        MatchManager(), SqliteStore(tmp_path / "ladder.db").ladder_store(), LadderSettings()
+    )
     bot = _crashed_once(ladder, "crasher")
     with start_server(ladder=ladder, admin_token="sesame") as address:
         assert main(["ladder", "resume", *arguments, "--server", address]) == status
@@ -94,7 +99,7 @@ def test_the_readme_snippet_and_a_bot_command_play_each_other_on_the_ladder(
     tmp_path: Path,
 ) -> None:
     settings = LadderSettings(tick_seconds=0.05, keepalive_seconds=0.5)
-    ladder = Ladder(MatchManager(), LadderStore.open(tmp_path / "ladder.db"), settings)
+    ladder = Ladder(MatchManager(), SqliteStore(tmp_path / "ladder.db").ladder_store(), settings)
     _, snippet_secret = ladder.register("snippet", "", "qwirkle")
     _, command_secret = ladder.register("command", "", "qwirkle")
     with start_server(ladder=ladder) as address:

@@ -14,13 +14,13 @@ from botarena.server.ladder import Assignment, Connection, Ladder, LadderSetting
 from botarena.server.match import MatchManager
 from botarena.server.service import durable_manager
 from botarena.server.store import SqliteStore
-from botarena.server.store.ladder import LadderStore
+from botarena.server.store.ladder import SqlLadderStore
 
 
 def _ladder(path: Path | str, manager: MatchManager | None = None, **settings: int) -> Ladder:
     """A ladder with a fast scheduler; ``settings`` are LadderSettings' int fields."""
     fast = LadderSettings(tick_seconds=0.02, keepalive_seconds=5.0, **settings)
-    return Ladder(manager or MatchManager(), LadderStore.open(path), fast)
+    return Ladder(manager or MatchManager(), SqliteStore(path).ladder_store(), fast)
 
 
 async def _play(manager: MatchManager, assignment: Assignment) -> None:
@@ -160,6 +160,7 @@ def test_results_and_ratings_survive_a_restart(tmp_path: Path) -> None:
         rows = [
             (r.bot.name, r.bot.mu, r.bot.sigma, r.bot.games) for r in ladder.leaderboard("qwirkle")
         ]
+        assert isinstance(ladder.store, SqlLadderStore)
         ladder.store.close()
         return rows
 
@@ -191,7 +192,7 @@ def test_a_restarted_ladder_records_a_recovered_match_and_abandons_a_lost_one(
         core = SqliteStore(path)
         manager = durable_manager(core)
         manager.recover()
-        return core, Ladder(manager, LadderStore(core.connection), fast)
+        return core, Ladder(manager, core.ladder_store(), fast)
 
     async def main() -> None:
         core, first = durable_ladder()

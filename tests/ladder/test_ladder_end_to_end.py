@@ -30,7 +30,6 @@ from botarena.server.ladder import Ladder, LadderSettings
 from botarena.server.match import MatchManager
 from botarena.server.service import durable_manager
 from botarena.server.store import SqliteStore
-from botarena.server.store.ladder import LadderStore
 from botarena.v1 import ladder_pb2, match_pb2
 
 QWIRKLE = match_pb2.GAME_QWIRKLE
@@ -39,7 +38,7 @@ QWIRKLE = match_pb2.GAME_QWIRKLE
 def _ladder(path: Path, **settings: int) -> Ladder:
     """A ladder with a fast scheduler; ``settings`` are LadderSettings' int fields."""
     fast = LadderSettings(tick_seconds=0.05, keepalive_seconds=0.2, **settings)
-    return Ladder(MatchManager(), LadderStore.open(path), fast)
+    return Ladder(MatchManager(), SqliteStore(path).ladder_store(), fast)
 
 
 def _run(scenario: Callable[[str], Awaitable[None]], ladder: Ladder, **options: object) -> None:
@@ -298,7 +297,7 @@ def test_bots_that_restarted_with_the_server_get_new_tokens_and_finish_their_mat
         core = SqliteStore(path)
         manager = durable_manager(core)
         manager.recover()
-        return core, Ladder(manager, LadderStore(core.connection), fast)
+        return core, Ladder(manager, core.ladder_store(), fast)
 
     async def bots(address: str, secrets: list[str], ended: list[str]) -> list[asyncio.Task[None]]:
         return [

@@ -23,12 +23,12 @@ from botarena.clients.cli import main
 from botarena.clients.testing import start_server
 from botarena.server.ladder import Ladder, LadderSettings
 from botarena.server.match import MatchManager
-from botarena.server.store.ladder import LadderStore
+from botarena.server.store import SqliteStore
 
 
 def _ladder(path: Path) -> Ladder:
     fast = LadderSettings(tick_seconds=0.05, keepalive_seconds=0.2)
-    return Ladder(MatchManager(), LadderStore.open(path), fast)
+    return Ladder(MatchManager(), SqliteStore(path).ladder_store(), fast)
 
 
 def _register(name: str, server: list[str], capsys: pytest.CaptureFixture[str]) -> str:

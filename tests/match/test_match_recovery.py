@@ -26,7 +26,7 @@ from botarena.server.match import (
     TimeControl,
     TimeoutPolicy,
 )
-from botarena.server.store import MEMORY, SqliteStore, StoredEvent, StoredResult, StoredSeat
+from botarena.server.store import MEMORY, Lease, SqliteStore, StoredEvent, StoredResult, StoredSeat
 
 
 class RaceCodec:
@@ -76,10 +76,12 @@ class FlakyStore(SqliteStore):
         events: Sequence[StoredEvent],
         seats: Sequence[StoredSeat],
         result: StoredResult | None = None,
+        *,
+        lease: Lease | None = None,
     ) -> None:
         if self.failing:
             raise OSError("disk full")
-        super().record(match_id, events, seats, result)
+        super().record(match_id, events, seats, result, lease=lease)
 
 
 def _manager(race_rules: Any, store: Any, clock: Any, **rules_options: Any) -> MatchManager:

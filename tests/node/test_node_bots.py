@@ -25,7 +25,7 @@ from rich.console import Console
 from botarena.bots import BUILTIN_BOTS, RandomBot
 from botarena.clients import MatchClient, ServerTarget, run_bot
 from botarena.clients.runner import add_match_arguments, run_match
-from botarena.clients.testing import start_server
+from botarena.clients.testing import ServerProcess, start_server
 from botarena.v1 import match_pb2
 
 NODE = shutil.which("node")
@@ -266,3 +266,28 @@ def test_node_reads_the_server_forms_as_the_python_sdk_does(tmp_path: Path) -> N
             "keyFile": python.key_file,
             "text": form,
         }
+
+
+def test_node_bots_follow_the_redirect_to_the_node_that_runs_their_match(
+    node_bots: dict[str, str], two_nodes: tuple[ServerProcess, ServerProcess]
+) -> None:
+    owner, other = two_nodes
+    with MatchClient(target=owner.address) as admin:
+        config = match_pb2.MatchConfig(game=match_pb2.GAME_QWIRKLE, seat_count=2, seed=11)
+        created = admin.create_match(config)
+        # Both seats sent to the node that does not run the match.
+        bots = [
+            subprocess.Popen(
+                [*shlex.split(node_bots["greedy"]), "--server", other.address, "--token", token],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for token in (seat.token for seat in created.seat_tokens)
+        ]
+        errors = [bot.communicate(timeout=60)[1] for bot in bots]
+        statuses = [bot.returncode for bot in bots]
+        final = admin.get_match(created.match.name).match
+    assert statuses == [0, 0], errors
+    assert final.state == match_pb2.Match.STATE_FINISHED
+    assert not any(seat.timeouts or seat.illegal_moves for seat in final.seats)

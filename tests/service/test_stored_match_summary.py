@@ -74,16 +74,17 @@ def test_a_match_that_ended_abandoned_is_state_abandoned() -> None:
     assert out.outcome.reason == "abandoned"
 
 
-@pytest.mark.parametrize(
-    ("record", "message"),
-    [
-        (_record(finished=False), "has not finished"),
-        (dataclasses.replace(_record(), config=b"\xff\xff"), "config does not decode"),
-    ],
-    ids=["unfinished", "config not a MatchConfig"],
-)
-def test_a_record_that_cannot_be_described_raises_value_error(
-    record: StoredMatch, message: str
-) -> None:
-    with pytest.raises(ValueError, match=message):
+def test_an_unfinished_record_another_node_runs_is_active_without_seed_or_outcome() -> None:
+    out = match_pb2.Match()
+    encode_stored_match(_record(finished=False), out)
+    assert out.state == match_pb2.Match.STATE_ACTIVE
+    assert not out.config.HasField("seed")
+    assert not out.HasField("outcome")
+    assert not out.HasField("end_time")
+    assert [seat.display_name for seat in out.seats] == ["ann", "bo"]
+
+
+def test_a_record_whose_config_is_not_a_match_config_raises_value_error() -> None:
+    record = dataclasses.replace(_record(), config=b"\xff\xff")
+    with pytest.raises(ValueError, match="config does not decode"):
         encode_stored_match(record, match_pb2.Match())

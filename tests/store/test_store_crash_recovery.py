@@ -1,11 +1,15 @@
-"""A server killed with SIGKILL mid-match resumes every match from its database.
+"""A server killed with SIGKILL mid-match resumes every match from its database; a node
+of a cluster killed so loses its matches to another node, which finishes them.
 
 ``botarena serve --db FILE --port 0`` runs as a real subprocess. Several Qwirkle and Qwixx
 matches are played by deterministic bots (each decision a pure function of the match, the
 seat and the legal moves), the server is killed with SIGKILL while all of them are
 running, and a new server starts on the same database and port. The bots reconnect with
 their tokens, every match finishes, and the final scores equal those of an uninterrupted
-in-process run with the same seeds and the same bots.
+in-process run with the same seeds and the same bots. The same holds for two
+``botarena serve --db postgresql://...`` nodes when the one that runs the matches is
+killed: the other takes their leases over once they expire and the bots, sent there by
+redirects, finish them.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from botarena.clients import AsyncMatchClient, RetryPolicy, run_bot_async
-from botarena.clients.testing import start_server_async
+from botarena.clients.testing import free_port, start_server_async
 from botarena.v1 import match_pb2
 
 _START = "from botarena.clients.cli import main; raise SystemExit(main())"
@@ -63,9 +67,12 @@ def _config(game: match_pb2.Game.ValueType, seats: int, seed: int) -> match_pb2.
     return config
 
 
-async def _play_all(address: str, delay: float) -> tuple[list[str], list[asyncio.Task[Any]]]:
-    """Create every match and start its bots; return the match names and the bot tasks
-    (seat by seat, match by match)."""
+async def _play_all(
+    address: str, delay: float, bots_at: str | None = None
+) -> tuple[list[str], list[asyncio.Task[Any]]]:
+    """Create every match at ``address`` and start its bots, which connect to ``bots_at``
+    (default: the same); return the match names and the bot tasks (seat by seat, match by
+    match)."""
     names: list[str] = []
     tasks: list[asyncio.Task[Any]] = []
     async with AsyncMatchClient(target=address) as admin:
@@ -77,11 +84,26 @@ async def _play_all(address: str, delay: float) -> tuple[list[str], list[asyncio
                 tasks.append(
                     asyncio.create_task(
                         run_bot_async(
-                            bot, server=address, token=seat_token.token, reconnect=_RECONNECT
+                            bot,
+                            server=bots_at or address,
+                            token=seat_token.token,
+                            reconnect=_RECONNECT,
                         )
                     )
                 )
     return names, tasks
+
+
+async def _when_every_match_reaches(
+    address: str, names: Sequence[str], version: int
+) -> list[match_pb2.Match]:
+    """Wait until every match has reached ``version``; return them as they are then."""
+    async with AsyncMatchClient(target=address) as spectator:
+        while True:
+            matches = [(await spectator.get_match(name)).match for name in names]
+            if min(match.state_version for match in matches) >= version:
+                return matches
+            await asyncio.sleep(0.01)
 
 
 def _scores(outcomes: Sequence[match_pb2.MatchOutcome]) -> list[tuple[int, ...]]:
@@ -100,8 +122,8 @@ def _reference_scores() -> list[tuple[int, ...]]:
 class ServerProcess:
     """``botarena serve`` in a subprocess; its output is collected on a thread."""
 
-    def __init__(self, database: Path, port: int) -> None:
-        command = [sys.executable, "-c", _START, "serve", "--db", str(database)]
+    def __init__(self, database: Path | str, port: int, *options: str) -> None:
+        command = [sys.executable, "-c", _START, "serve", "--db", str(database), *options]
         self.process = subprocess.Popen(
             [*command, "--port", str(port), "--log-format", "json"],
             stdout=subprocess.PIPE,
@@ -153,12 +175,7 @@ def test_a_server_killed_mid_match_resumes_every_match_with_the_same_scores(
         second: ServerProcess | None = None
         try:
             names, tasks = await _play_all(address, delay=0.02)
-            async with AsyncMatchClient(target=address) as spectator:
-                while True:
-                    matches = [(await spectator.get_match(name)).match for name in names]
-                    if min(match.state_version for match in matches) >= _KILL_AT_VERSION:
-                        break
-                    await asyncio.sleep(0.01)
+            matches = await _when_every_match_reaches(address, names, _KILL_AT_VERSION)
             first.stop()  # SIGKILL: no grace, no flush, no goodbye
             assert all(match.state == match_pb2.Match.STATE_ACTIVE for match in matches)
             killed_at = [match.state_version for match in matches]
@@ -184,6 +201,44 @@ def test_a_server_killed_mid_match_resumes_every_match_with_the_same_scores(
         for _ in range(seats)
     ]
     assert seats_scores == expected
+    for match in final:
+        assert match.state == match_pb2.Match.STATE_FINISHED
+        assert not any(seat.timeouts for seat in match.seats)
+
+
+def test_a_node_killed_mid_match_loses_its_matches_to_another_node_with_the_same_scores(
+    postgres_database: str,
+) -> None:
+    expected = _reference_scores()
+
+    def node(port: int) -> ServerProcess:
+        advertise = f"127.0.0.1:{port}"
+        return ServerProcess(
+            postgres_database, port, "--advertise", advertise, "--lease-seconds", "2"
+        )
+
+    async def run() -> tuple[list[tuple[int, ...]], list[match_pb2.Match], ServerProcess]:
+        owner, other = node(free_port()), node(free_port())
+        owner_address, other_address = (f"127.0.0.1:{n.port}" for n in (owner, other))
+        try:
+            # The matches are made on one node; their bots are sent to the other, which
+            # redirects them to the owner.
+            names, tasks = await _play_all(owner_address, delay=0.02, bots_at=other_address)
+            matches = await _when_every_match_reaches(owner_address, names, _KILL_AT_VERSION)
+            owner.stop()  # SIGKILL: its leases run out, nobody releases them
+            assert all(match.state == match_pb2.Match.STATE_ACTIVE for match in matches)
+            outcomes = await asyncio.wait_for(asyncio.gather(*tasks), 90)
+            async with AsyncMatchClient(target=other_address) as spectator:
+                final = [(await spectator.get_match(name)).match for name in names]
+            return _scores(outcomes), final, other
+        finally:
+            owner.stop()
+            other.stop()
+
+    scores, final, other = asyncio.run(run())
+    assert scores == expected
+    taken_over = {line["match"] for line in other.events("match recovered")}
+    assert taken_over == {match.name.removeprefix("matches/") for match in final}
     for match in final:
         assert match.state == match_pb2.Match.STATE_FINISHED
         assert not any(seat.timeouts for seat in match.seats)

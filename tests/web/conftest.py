@@ -33,7 +33,6 @@ from botarena.server.ladder import Ladder, LadderSettings
 from botarena.server.match import MatchManager
 from botarena.server.service import create_server, durable_manager
 from botarena.server.store import SqliteStore
-from botarena.server.store.ladder import LadderStore
 from botarena.v1 import match_pb2
 
 T = TypeVar("T")
@@ -106,7 +105,7 @@ def serve_web(database: Path | None = None, **options: Any) -> Iterator[WebServe
             store = SqliteStore(database)
             ladder = Ladder(
                 durable_manager(store),
-                LadderStore(store.connection),
+                store.ladder_store(),
                 LadderSettings(tick_seconds=0.2),
             )
         try:

@@ -30,7 +30,7 @@ import logging
 import random
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol, runtime_checkable
 
 import grpc
@@ -41,6 +41,7 @@ from botarena.clients._errors import (
     BotarenaError,
     FailedPreconditionError,
     IllegalMoveError,
+    MatchOnOtherNodeError,
     StaleStateError,
     TransientError,
     UnavailableError,
@@ -256,7 +257,13 @@ class _SeatPlayer:
         resubmit: RetryPolicy,
     ) -> None:
         self.bot = bot
+        # Where the seat was sent (home), and the node that runs its match now: several
+        # server nodes on one database redirect a match's calls to its owner
+        # (MATCH_ON_OTHER_NODE), and a node that cannot be reached sends the seat home
+        # again, where the match's new owner is known once it has taken it over.
+        self.home = client
         self.client = client
+        self.nodes: dict[str, AsyncMatchClient] = {}
         self.match = match
         self.rng = random.Random(seed)
         # Backoff jitter has its own source: the bot's rng must depend only on the seed.
@@ -284,10 +291,60 @@ class _SeatPlayer:
         # One call up front: it checks the token and match before any stream is opened
         # and tells the seat index, which on_match_start reports. A bot may start before
         # its server listens (a runner starts both at once), so this call is retried too.
+        try:
+            return await self._play()
+        finally:
+            for node in self.nodes.values():
+                await node.close()
+
+    def reroute(self, error: BotarenaError, via: AsyncMatchClient) -> bool:
+        """Follow a redirect to the node that runs the match, or go home from a node that
+        cannot be reached; return whether the seat now talks to another node than
+        ``via``, the client of the call that failed.
+
+        The seat's follower and decider share :attr:`client`: when one of them has
+        followed a redirect already, the other's call to the old node fails the same way
+        and finds the seat moved (and goes there too).
+        """
+        if isinstance(error, MatchOnOtherNodeError) and error.node not in (
+            "",
+            via.server.address,
+        ):
+            if self.client.server.address == error.node:
+                return True  # the other task of the seat followed it first
+            client = self.nodes.get(error.node)
+            if client is None:
+                server = replace(self.home.server, address=error.node)
+                client = self.nodes[error.node] = AsyncMatchClient(
+                    target=server,
+                    token=self.home.token,
+                    timeout=self.home.timeout,
+                    channel_options=RECONNECT_CHANNEL_OPTIONS,
+                )
+            _logger.info("seat %d: match runs on %s, following it", self.seat, error.node)
+            self.client = client
+            return True
+        if isinstance(error, TransientError) and via is not self.home:
+            if self.client is not via:
+                return True  # the other task of the seat moved on already
+            _logger.info(
+                "seat %d: %s unreachable, asking %s",
+                self.seat,
+                self.client.target,
+                self.home.target,
+            )
+            self.client = self.home
+            return True
+        return False
+
+    async def _play(self) -> match_pb2.MatchOutcome:
+        # Nothing else of the seat runs yet: the failed call was the current client's.
         response = await call_with_retry(
             lambda: self.client.get_player_view(self.match),
             self.reconnect,
-            retry_on=lambda error: isinstance(error, TransientError),
+            retry_on=lambda error: (
+                self.reroute(error, self.client) or isinstance(error, TransientError)
+            ),
             jitter=self.jitter,
         )
         self.seat = response.view.seat
@@ -315,11 +372,10 @@ class _SeatPlayer:
         retry = Retry(self.reconnect, self.jitter)
         while True:
             error: BotarenaError | None = None
+            client = self.client
             try:
                 async with contextlib.aclosing(
-                    self.client.stream_match_events(
-                        self.match, after_state_version=self.last_version
-                    )
+                    client.stream_match_events(self.match, after_state_version=self.last_version)
                 ) as events:
                     async for event in events:
                         retry.succeeded()
@@ -327,6 +383,9 @@ class _SeatPlayer:
                         if outcome is not None:
                             return outcome
             except BotarenaError as exc:
+                rerouted = self.reroute(exc, client)
+                if isinstance(exc, MatchOnOtherNodeError) and rerouted:
+                    continue  # at once: the match is alive on the node named
                 if not is_retryable(exc):
                     raise
                 error = exc
@@ -437,12 +496,18 @@ class _SeatPlayer:
         request_id = new_request_id()
         retry = Retry(self.resubmit, self.jitter)
         while True:
+            client = self.client
             try:
-                await self.client.submit_move(
+                await client.submit_move(
                     self.match, move, expected_state_version=version, request_id=request_id
                 )
                 return
+            except MatchOnOtherNodeError as exc:
+                if not self.reroute(exc, client):
+                    raise
+                continue  # the same move, the same request_id, on the match's node
             except TransientError as exc:
+                self.reroute(exc, client)
                 delay = retry.failed()
                 # Until the decision's deadline the move can still count, and an open
                 # stream never asks again: keep resending it (same request_id) till then.

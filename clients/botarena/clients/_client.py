@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
+from dataclasses import replace
 from types import TracebackType
 from typing import Any, Self
 
@@ -11,11 +12,19 @@ import grpc
 
 from botarena.clients._channel import ChannelClient
 from botarena.clients._common import new_request_id
-from botarena.clients._errors import BotarenaError, from_grpc_error
+from botarena.clients._errors import (
+    BotarenaError,
+    MatchOnOtherNodeError,
+    TransientError,
+    from_grpc_error,
+)
 from botarena.clients._target import explain_tls_failure, speaks_tls, worth_probing
 from botarena.v1 import match_pb2, match_service_pb2, match_service_pb2_grpc
 
 __all__ = ["MatchClient"]
+
+# Redirects one call follows at most (nodes name each other while a lease changes hands).
+_MAX_REDIRECTS = 4
 
 
 class MatchClient(ChannelClient[match_service_pb2_grpc.MatchServiceStub]):
@@ -28,6 +37,13 @@ class MatchClient(ChannelClient[match_service_pb2_grpc.MatchServiceStub]):
 
         with MatchClient(target="127.0.0.1:50051", token=seat_token) as client:
             view = client.get_player_view("matches/0123abcd")
+
+    Several nodes on one database: a call for a match another node runs is answered
+    ``MATCH_ON_OTHER_NODE`` naming that node; the client then sends the same call (the
+    same token and request) there, and the later calls of that match too, on a channel
+    of its own with the target's TLS settings. When that node cannot be reached, the
+    call fails as usual (a :class:`~botarena.clients.TransientError`) and the next one
+    asks the target again, which by then runs the match or names its new owner.
 
     Args:
         target: The server: ``host:port`` (plaintext), ``botarena+tls://host:port[?ca=PATH]``
@@ -54,8 +70,18 @@ class MatchClient(ChannelClient[match_service_pb2_grpc.MatchServiceStub]):
         """
         return self._sharing_channel(token)
 
+    def _setup(self, *args: Any, **kwargs: Any) -> None:
+        super()._setup(*args, **kwargs)
+        # The clients of other nodes by HOST:PORT, and the node each match was sent to.
+        self._nodes: dict[str, MatchClient] = {}
+        self._routes: dict[str, MatchClient] = {}
+
     def close(self) -> None:
         """Close the channel (if this client opened it); calls in flight are cancelled."""
+        for node in self._nodes.values():
+            node.close()
+        self._nodes.clear()
+        self._routes.clear()
         if self._owns_channel:
             self._channel.close()
 
@@ -70,11 +96,38 @@ class MatchClient(ChannelClient[match_service_pb2_grpc.MatchServiceStub]):
     ) -> None:
         self.close()
 
-    def _unary(self, method: Any, request: Any) -> Any:
+    def _unary(self, method: Callable[[Any], Any], request: Any, match: str | None = None) -> Any:
+        """Call ``method`` (of a stub: ``lambda stub: stub.GetMatch``) with ``request``;
+        for the match ``match``, on the node that runs it (the class docstring)."""
+        client = self if match is None else self._routes.get(match, self)
+        for _ in range(_MAX_REDIRECTS):
+            try:
+                return client._call(method, request)
+            except MatchOnOtherNodeError as error:
+                if match is None or error.node in ("", client.server.address):
+                    raise
+                client = self._routes[match] = self._node(error.node)
+            except TransientError:
+                if match is not None:
+                    self._routes.pop(match, None)  # the next call asks the target again
+                raise
+        return client._call(method, request)
+
+    def _call(self, method: Callable[[Any], Any], request: Any) -> Any:
         try:
-            return method(request, metadata=self._metadata, timeout=self.timeout)
+            return method(self._stub)(request, metadata=self._metadata, timeout=self.timeout)
         except grpc.RpcError as exc:
             raise self._failure(exc) from exc
+
+    def _node(self, address: str) -> MatchClient:
+        """The client of the node at ``address``: this token, this target's TLS."""
+        node = self._nodes.get(address)
+        if node is None:
+            server = replace(self.server, address=address)
+            node = self._nodes[address] = MatchClient(
+                target=server, token=self.token, timeout=self.timeout
+            )
+        return node
 
     def _failure(self, exc: grpc.RpcError) -> BotarenaError:
         """Return the typed error of a failed call; a failed TLS agreement names its cause."""
@@ -93,14 +146,16 @@ class MatchClient(ChannelClient[match_service_pb2_grpc.MatchServiceStub]):
         """
         request = match_service_pb2.CreateMatchRequest(config=config, request_id=request_id)
         response: match_service_pb2.CreateMatchResponse = self._unary(
-            self._stub.CreateMatch, request
+            lambda stub: stub.CreateMatch, request
         )
         return response
 
     def get_match(self, name: str) -> match_service_pb2.GetMatchResponse:
         """Return a match's public state (GetMatch); ``name`` is ``matches/{id}``."""
         request = match_service_pb2.GetMatchRequest(name=name)
-        response: match_service_pb2.GetMatchResponse = self._unary(self._stub.GetMatch, request)
+        response: match_service_pb2.GetMatchResponse = self._unary(
+            lambda stub: stub.GetMatch, request, name
+        )
         return response
 
     def get_replay(self, name: str) -> match_pb2.Replay:
@@ -110,7 +165,9 @@ class MatchClient(ChannelClient[match_service_pb2_grpc.MatchServiceStub]):
             MatchNotFinishedError: The match is still running (FAILED_PRECONDITION).
         """
         request = match_service_pb2.GetReplayRequest(name=name)
-        response: match_service_pb2.GetReplayResponse = self._unary(self._stub.GetReplay, request)
+        response: match_service_pb2.GetReplayResponse = self._unary(
+            lambda stub: stub.GetReplay, request, name
+        )
         return response.replay
 
     def list_matches(
@@ -126,7 +183,7 @@ class MatchClient(ChannelClient[match_service_pb2_grpc.MatchServiceStub]):
             page_size=page_size, page_token=page_token, game=game, state=state
         )
         response: match_service_pb2.ListMatchesResponse = self._unary(
-            self._stub.ListMatches, request
+            lambda stub: stub.ListMatches, request
         )
         return response
 
@@ -134,7 +191,7 @@ class MatchClient(ChannelClient[match_service_pb2_grpc.MatchServiceStub]):
         """Return the caller's view (GetPlayerView), with its decision and legal moves."""
         request = match_service_pb2.GetPlayerViewRequest(match=match)
         response: match_service_pb2.GetPlayerViewResponse = self._unary(
-            self._stub.GetPlayerView, request
+            lambda stub: stub.GetPlayerView, request, match
         )
         return response
 
@@ -163,7 +220,9 @@ class MatchClient(ChannelClient[match_service_pb2_grpc.MatchServiceStub]):
             expected_state_version=expected_state_version,
             request_id=new_request_id() if request_id is None else request_id,
         )
-        response: match_service_pb2.SubmitMoveResponse = self._unary(self._stub.SubmitMove, request)
+        response: match_service_pb2.SubmitMoveResponse = self._unary(
+            lambda stub: stub.SubmitMove, request, match
+        )
         return response
 
     def resign_match(
@@ -193,7 +252,7 @@ class MatchClient(ChannelClient[match_service_pb2_grpc.MatchServiceStub]):
             reason=reason,
         )
         response: match_service_pb2.ResignMatchResponse = self._unary(
-            self._stub.ResignMatch, request
+            lambda stub: stub.ResignMatch, request, match
         )
         return response
 
@@ -212,14 +271,31 @@ class MatchClient(ChannelClient[match_service_pb2_grpc.MatchServiceStub]):
         Raises:
             BotarenaError: When the call fails, at the point of iteration where it fails.
         """
-        request = match_service_pb2.StreamMatchEventsRequest(
-            match=match, after_state_version=after_state_version
-        )
-        call = self._stub.StreamMatchEvents(request, metadata=self._metadata)
-        try:
-            for response in call:
-                yield response.event
-        except grpc.RpcError as exc:
-            raise self._failure(exc) from exc
-        finally:
-            call.cancel()
+        client = self._routes.get(match, self)
+        redirects = 0
+        while True:
+            request = match_service_pb2.StreamMatchEventsRequest(
+                match=match, after_state_version=after_state_version
+            )
+            call = client._stub.StreamMatchEvents(request, metadata=client._metadata)
+            try:
+                for response in call:
+                    after_state_version = max(after_state_version, response.event.state_version)
+                    yield response.event
+                return
+            except grpc.RpcError as exc:
+                error = client._failure(exc)
+            finally:
+                call.cancel()
+            redirected = isinstance(error, MatchOnOtherNodeError) and error.node not in (
+                "",
+                client.server.address,
+            )
+            if not redirected or redirects == _MAX_REDIRECTS:
+                if isinstance(error, TransientError):
+                    self._routes.pop(match, None)
+                raise error
+            # The same stream on the node named, from the last version seen.
+            assert isinstance(error, MatchOnOtherNodeError)
+            redirects += 1
+            client = self._routes[match] = self._node(error.node)

@@ -35,6 +35,7 @@ __all__ = [
     "MatchFinishedError",
     "MatchNotFinishedError",
     "MatchNotFoundError",
+    "MatchOnOtherNodeError",
     "NotFoundError",
     "NotYourTurnError",
     "PermissionDeniedError",
@@ -168,6 +169,17 @@ class MatchNotFinishedError(FailedPreconditionError):
     """``MATCH_NOT_FINISHED``: the match is still running (its replay comes at the end)."""
 
 
+class MatchOnOtherNodeError(FailedPreconditionError):
+    """``MATCH_ON_OTHER_NODE``: another node of a cluster (servers sharing one
+    PostgreSQL) runs the match; :attr:`node` is where. ``run_bot`` and the ladder's bots
+    follow it by themselves."""
+
+    @property
+    def node(self) -> str:
+        """The ``HOST:PORT`` of the node that runs the match."""
+        return self.metadata.get("node", "")
+
+
 class SeatForfeitedError(FailedPreconditionError):
     """``SEAT_FORFEITED``: the seat has forfeited and takes no further turns."""
 
@@ -246,6 +258,7 @@ _BY_REASON: Mapping[str, type[BotarenaError]] = MappingProxyType(
         "NOT_YOUR_TURN": NotYourTurnError,
         "MATCH_FINISHED": MatchFinishedError,
         "MATCH_NOT_FINISHED": MatchNotFinishedError,
+        "MATCH_ON_OTHER_NODE": MatchOnOtherNodeError,
         "SEAT_FORFEITED": SeatForfeitedError,
         "BOT_SECRET_REQUIRED": AuthenticationError,
         "BOT_SECRET_INVALID": AuthenticationError,

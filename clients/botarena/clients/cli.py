@@ -51,10 +51,24 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--db",
-        metavar="PATH",
-        help="the SQLite database that keeps matches and results across restarts "
+        metavar="PATH|URL",
+        help="the database that keeps matches and results across restarts: a SQLite file "
         "(default: $XDG_DATA_HOME/botarena/botarena.db or ~/.local/share/botarena/botarena.db; "
-        "':memory:' keeps nothing)",
+        "':memory:' keeps nothing) or a postgresql://user@host:port/database URL, which "
+        "several nodes may share (--advertise)",
+    )
+    serve.add_argument(
+        "--advertise",
+        metavar="HOST:PORT",
+        help="with a postgresql:// --db: where bots reach this node, named in the redirects "
+        "other nodes send for the matches it runs (default: --host:--port)",
+    )
+    serve.add_argument(
+        "--lease-seconds",
+        type=float,
+        default=10.0,
+        help="with a postgresql:// --db: a node that stops renewing its matches' leases "
+        "for this long loses them to another node (renewed every fifth of it)",
     )
     serve.add_argument(
         "--log-format",
@@ -342,13 +356,34 @@ def _admission_limits(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _ladder(args: argparse.Namespace, store: Any, options: Mapping[str, object]) -> Any:
+def _lease(args: argparse.Namespace, target: str, address: str) -> Any:
+    """The node's lease when ``--db`` is shared (PostgreSQL), None for SQLite, or a
+    message saying why the options do not make a node."""
+    import secrets
+
+    from botarena.server.store import Lease, is_postgres_url
+
+    if not is_postgres_url(target):
+        return None
+    if not args.lease_seconds > 0:
+        return "--lease-seconds must be positive"
+    advertise = args.advertise or (address if args.port != 0 else None)
+    if advertise is None:
+        return "--port 0 with a postgresql:// --db needs --advertise HOST:PORT"
+    return Lease(f"{advertise}/{secrets.token_hex(4)}", advertise, args.lease_seconds)
+
+
+def _ladder(
+    args: argparse.Namespace,
+    store: Any,
+    options: Mapping[str, object],
+    cluster: Mapping[str, Any],
+) -> Any:
     """Return the ladder ``serve --ladder`` asks for, on the server's database, or None."""
     if not args.ladder:
         return None
     from botarena.server.ladder import Ladder, LadderSettings
     from botarena.server.service import config_overrides, durable_manager
-    from botarena.server.store.ladder import LadderStore
 
     settings = LadderSettings(
         seats=args.ladder_seats,
@@ -356,29 +391,38 @@ def _ladder(args: argparse.Namespace, store: Any, options: Mapping[str, object])
         pause_after=args.ladder_pause_after,
         move_time_limit=args.ladder_move_time,
     )
-    manager = durable_manager(store, config_overrides(options), **_admission_limits(args))
-    return Ladder(manager, LadderStore(store.connection), settings)
+    manager = durable_manager(
+        store, config_overrides(options), **_admission_limits(args), **cluster
+    )
+    return Ladder(manager, store.ladder_store(), settings)
 
 
 async def _serve(args: argparse.Namespace, options: Mapping[str, object], credentials: Any) -> int:
     import structlog
 
     from botarena.server.service import create_server
-    from botarena.server.store import SqliteStore, StoreError, default_database_path
+    from botarena.server.store import StoreError, default_database_path, open_store, redacted_url
 
     logger = structlog.get_logger("botarena.serve")
     host, port, admin_token = args.host, args.port, args.admin_token
     # Without --db the server still keeps its matches: a default file, never nothing.
-    path = args.db or str(default_database_path())
+    target = args.db or str(default_database_path())
+    path = redacted_url(target)
     try:
-        store = SqliteStore(path)
+        store = open_store(target)
     except StoreError as error:
         logger.error("cannot open the database", database=path, error=str(error))
         return 1
     logger.info("database", database=path, schema_version=store.schema_version)
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    lease = _lease(args, target, address)
+    if isinstance(lease, str):
+        logger.error(lease)
+        store.close()
+        return 2
+    cluster: dict[str, Any] = {} if lease is None else {"lease": lease}
     try:
-        ladder = _ladder(args, store, options)
+        ladder = _ladder(args, store, options, cluster)
         server, bound = await create_server(
             address,
             admin_token=admin_token,
@@ -388,7 +432,7 @@ async def _serve(args: argparse.Namespace, options: Mapping[str, object], creden
             credentials=credentials,
             http_address=None if args.http_port is None else (args.http_host, args.http_port),
             http_settings=_web_settings(args),
-            **({} if ladder is not None else _admission_limits(args)),
+            **({} if ladder is not None else {**_admission_limits(args), **cluster}),
         )
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -406,6 +450,7 @@ async def _serve(args: argparse.Namespace, options: Mapping[str, object], creden
             database=path,
             admin_token_required=admin_token is not None,
             ladder=ladder is not None,
+            node=None if lease is None else lease.address,
             tls=credentials is not None,
             client_certificates_required=args.tls_client_ca is not None,
             web_ui=None if web_ui is None else web_ui.url,

@@ -33,6 +33,7 @@ import asyncio
 import contextlib
 import json
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -48,6 +49,7 @@ __all__ = [
     "IllegalBotMoveError",
     "InProcessGame",
     "ServerProcess",
+    "free_port",
     "play_in_process",
     "start_server",
     "start_server_async",
@@ -134,6 +136,15 @@ def start_server(**options: Any) -> Iterator[str]:
         thread.join()
 
 
+def free_port() -> int:
+    """Return a TCP port of 127.0.0.1 that was free a moment ago (for a node that must
+    know its address before it starts: ``botarena serve --advertise``)."""
+    with socket.socket() as probe:
+        probe.bind((_HOST, 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
 class ServerProcess:
     """``botarena serve --db DB`` in a child process on ``127.0.0.1``.
 
@@ -149,18 +160,27 @@ class ServerProcess:
             server.start()  # the same port; unfinished matches are recovered
 
     Args:
-        db: The SQLite database (``--db``).
+        db: The SQLite database, or a ``postgresql://`` URL (``--db``).
         options: More ``botarena serve`` options.
-        log_path: Where the server's output goes.
+        log_path: Where the server's output goes (required with a URL).
+        port: The port to bind; 0 (the default) picks a free one. A node of several on
+            one PostgreSQL gives it, with ``--advertise 127.0.0.1:PORT`` in ``options``.
     """
 
     def __init__(
-        self, db: Path, *, options: Sequence[str] = (), log_path: Path | None = None
+        self,
+        db: Path | str,
+        *,
+        options: Sequence[str] = (),
+        log_path: Path | None = None,
+        port: int = 0,
     ) -> None:
+        if log_path is None and isinstance(db, str):
+            raise ValueError("a database URL needs a log_path")
         self.db = db
         self.options = tuple(options)
-        self.log_path = log_path or db.with_suffix(".log")
-        self.port = 0
+        self.log_path = log_path or Path(db).with_suffix(".log")
+        self.port = port
         self._process: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
 

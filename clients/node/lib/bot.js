@@ -14,7 +14,8 @@
 //   request_id (the server answers a repeat with its first answer).
 //
 // A resumed stream announces a still-open decision again: the decider answers each
-// decision version once. An answer that comes back after the stream moved past its
+// decision version once. Several nodes on one database: the client follows a
+// MATCH_ON_OTHER_NODE redirect to the node that runs the match (lib/client.js). An answer that comes back after the stream moved past its
 // decision (the deadline passed, the server's timeout policy played) is dropped.
 
 import { performance } from 'node:perf_hooks';
@@ -211,8 +212,10 @@ class SeatPlayer {
 
   async follow() {
     let failures = 0;
+    let redirects = 0; // in a row, without an event: nodes may name each other briefly
     for (;;) {
       let error = null;
+      const via = this.client.server.address;
       const call = this.client.streamMatchEvents({
         match: this.match,
         afterStateVersion: this.lastVersion,
@@ -222,12 +225,17 @@ class SeatPlayer {
       try {
         for await (const { event } of call) {
           failures = 0;
+          redirects = 0;
           const outcome = await this.onEvent(event);
           if (outcome !== null) return outcome;
         }
       } catch (raw) {
         if (this.stopped) return null;
         const failure = toBotarenaError(raw);
+        // Another node runs the match (or the node it ran on is gone): the client now
+        // talks to the node named (or to its target), where the stream resumes.
+        const moved = this.client.follow(failure, via);
+        if (moved && failure.reason === 'MATCH_ON_OTHER_NODE' && redirects++ < 4) continue;
         if (!(failure instanceof BotarenaError) || !RECONNECT_CODES.has(failure.code)) {
           throw failure;
         }

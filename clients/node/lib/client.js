@@ -207,9 +207,18 @@ function* fields(bytes) {
 
 // ---------------------------------------------------------------------------- client
 
+/** Redirects one call follows at most (nodes name each other while a lease changes hands). */
+const MAX_REDIRECTS = 4;
+
 /**
  * A MatchService client acting for one seat (or a spectator without a token).
  * Unary calls return promises; failures reject with BotarenaError.
+ *
+ * Several nodes on one database: a call for a match another node runs fails with
+ * MATCH_ON_OTHER_NODE and metadata.node = that node's HOST:PORT. The client then talks to
+ * that node (the same token, the target's TLS settings) and sends the call again; when
+ * the node cannot be reached the call fails as transient and the client goes back to its
+ * target, which by then runs the match or names its new owner (follow()).
  */
 export class MatchClient {
   /**
@@ -220,15 +229,57 @@ export class MatchClient {
    * @throws {Error} a malformed target, or TLS files that cannot be read
    */
   constructor({ target, token = '' }) {
-    const MatchService = loadMatchService();
-    this.server = parseServerTarget(target);
-    this.stub = new MatchService(this.server.address, channelCredentials(this.server));
+    this.home = parseServerTarget(target);
+    this.stubs = new Map(); // a stub per node, by HOST:PORT
+    this.route(this.home);
     this.metadata = new grpc.Metadata();
     if (token) this.metadata.set('authorization', `Bearer ${token}`);
   }
 
-  /** Call a unary RPC by its proto name, e.g. call('SubmitMove', {...}). */
-  call(method, request, { timeoutSeconds = 30 } = {}) {
+  /** Talk to `server` from now on (its stub is made once). */
+  route(server) {
+    if (!this.stubs.has(server.address)) {
+      const MatchService = loadMatchService();
+      this.stubs.set(server.address, new MatchService(server.address, channelCredentials(server)));
+    }
+    this.server = server;
+    this.stub = this.stubs.get(server.address);
+  }
+
+  /**
+   * After `error` from a call made to the node `via` (HOST:PORT): follow a
+   * MATCH_ON_OTHER_NODE redirect, or go back to the target from a node that cannot be
+   * reached. True when the client talks to another node than `via` now (also when
+   * another call of the seat moved it first).
+   */
+  follow(error, via = this.server.address) {
+    const node = error?.reason === 'MATCH_ON_OTHER_NODE' ? error.metadata.node : '';
+    if (node && node !== via) {
+      if (this.server.address !== node) this.route({ ...this.home, address: node });
+      return true;
+    }
+    if (error?.transient && via !== this.home.address) {
+      if (this.server.address === via) this.route(this.home);
+      return true;
+    }
+    return false;
+  }
+
+  /** Call a unary RPC by its proto name, e.g. call('SubmitMove', {...}), following redirects. */
+  async call(method, request, { timeoutSeconds = 30 } = {}) {
+    for (let redirects = 0; ; redirects++) {
+      const via = this.server.address;
+      try {
+        return await this.callOnce(method, request, timeoutSeconds);
+      } catch (error) {
+        const redirected = error?.reason === 'MATCH_ON_OTHER_NODE' && redirects < MAX_REDIRECTS;
+        if (this.follow(error, via) && redirected) continue;
+        throw error; // transient: the caller's retry asks the target again
+      }
+    }
+  }
+
+  callOnce(method, request, timeoutSeconds) {
     const deadline = new Date(Date.now() + timeoutSeconds * 1000);
     return new Promise((resolve, reject) => {
       this.stub[method](request, this.metadata, { deadline }, (error, response) =>
@@ -278,6 +329,6 @@ export class MatchClient {
   }
 
   close() {
-    this.stub.close();
+    for (const stub of this.stubs.values()) stub.close();
   }
 }

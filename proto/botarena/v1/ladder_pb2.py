@@ -26,7 +26,7 @@ from botarena.v1 import match_pb2 as botarena_dot_v1_dot_match__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x62otarena/v1/ladder.proto\x12\x0b\x62otarena.v1\x1a\x17\x62otarena/v1/match.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"_\n\tLadderBot\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\r\n\x05owner\x18\x03 \x01(\t\x12\x1f\n\x04game\x18\x04 \x01(\x0e\x32\x11.botarena.v1.Game\"Z\n\x12RegisterBotRequest\x12\x14\n\x0c\x64isplay_name\x18\x01 \x01(\t\x12\r\n\x05owner\x18\x02 \x01(\t\x12\x1f\n\x04game\x18\x03 \x01(\x0e\x32\x11.botarena.v1.Game\"J\n\x13RegisterBotResponse\x12#\n\x03\x62ot\x18\x01 \x01(\x0b\x32\x16.botarena.v1.LadderBot\x12\x0e\n\x06secret\x18\x02 \x01(\t\"8\n\x0e\x43onnectRequest\x12\x10\n\x08\x63\x61pacity\x18\x01 \x01(\x05\x12\x14\n\x0cresume_seats\x18\x02 \x01(\x08\"\xa3\x01\n\x0f\x43onnectResponse\x12+\n\tconnected\x18\x01 \x01(\x0b\x32\x16.botarena.v1.ConnectedH\x00\x12-\n\nassignment\x18\x02 \x01(\x0b\x32\x17.botarena.v1.AssignmentH\x00\x12,\n\nkeep_alive\x18\x03 \x01(\x0b\x32\x16.botarena.v1.KeepAliveH\x00\x42\x06\n\x04kind\"@\n\tConnected\x12#\n\x03\x62ot\x18\x01 \x01(\x0b\x32\x16.botarena.v1.LadderBot\x12\x0e\n\x06paused\x18\x02 \x01(\x08\"^\n\nAssignment\x12\r\n\x05match\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x1f\n\x04game\x18\x03 \x01(\x0e\x32\x11.botarena.v1.Game\x12\x0c\n\x04seat\x18\x04 \x01(\x05\"\x0b\n\tKeepAlive\"8\n\x15GetLeaderboardRequest\x12\x1f\n\x04game\x18\x01 \x01(\x0e\x32\x11.botarena.v1.Game\"\xf4\x01\n\x10LeaderboardEntry\x12#\n\x03\x62ot\x18\x01 \x01(\x0b\x32\x16.botarena.v1.LadderBot\x12\x0c\n\x04rank\x18\x02 \x01(\x05\x12\n\n\x02mu\x18\x03 \x01(\x01\x12\r\n\x05sigma\x18\x04 \x01(\x01\x12\x1b\n\x13\x63onservative_rating\x18\x05 \x01(\x01\x12\r\n\x05games\x18\x06 \x01(\x05\x12\x0c\n\x04wins\x18\x07 \x01(\x01\x12\x12\n\nmean_score\x18\x08 \x01(\x01\x12\x10\n\x08timeouts\x18\t \x01(\x05\x12\x0f\n\x07\x63rashes\x18\n \x01(\x05\x12\x0e\n\x06paused\x18\x0b \x01(\x08\x12\x11\n\tconnected\x18\x0c \x01(\x08\"H\n\x16GetLeaderboardResponse\x12.\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x1d.botarena.v1.LeaderboardEntry\"3\n\x15ListBotMatchesRequest\x12\x0b\n\x03\x62ot\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\x05\"\xc0\x02\n\nLadderSeat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12#\n\x03\x62ot\x18\x02 \x01(\x0b\x32\x16.botarena.v1.LadderBot\x12\x12\n\x05score\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x11\n\x04rank\x18\x04 \x01(\x05H\x01\x88\x01\x01\x12\x11\n\tforfeited\x18\x05 \x01(\x08\x12\x10\n\x08timeouts\x18\x06 \x01(\x05\x12\x0f\n\x07\x63rashed\x18\x07 \x01(\x08\x12\x15\n\rrating_before\x18\x08 \x01(\x01\x12\x19\n\x0crating_after\x18\t \x01(\x01H\x02\x88\x01\x01\x12\x15\n\x08mu_after\x18\n \x01(\x01H\x03\x88\x01\x01\x12\x18\n\x0bsigma_after\x18\x0b \x01(\x01H\x04\x88\x01\x01\x42\x08\n\x06_scoreB\x07\n\x05_rankB\x0f\n\r_rating_afterB\x0b\n\t_mu_afterB\x0e\n\x0c_sigma_after\"\xd7\x01\n\x0bLadderMatch\x12\r\n\x05match\x18\x01 \x01(\t\x12\x1f\n\x04game\x18\x02 \x01(\x0e\x32\x11.botarena.v1.Game\x12/\n\x0b\x63reate_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12&\n\x05seats\x18\x05 \x03(\x0b\x32\x17.botarena.v1.LadderSeat\x12\x11\n\tabandoned\x18\x06 \x01(\x08\"C\n\x16ListBotMatchesResponse\x12)\n\x07matches\x18\x01 \x03(\x0b\x32\x18.botarena.v1.LadderMatch\"\x1f\n\x10ResumeBotRequest\x12\x0b\n\x03\x62ot\x18\x01 \x01(\t\"8\n\x11ResumeBotResponse\x12#\n\x03\x62ot\x18\x01 \x01(\x0b\x32\x16.botarena.v1.LadderBot2\xab\x03\n\rLadderService\x12P\n\x0bRegisterBot\x12\x1f.botarena.v1.RegisterBotRequest\x1a .botarena.v1.RegisterBotResponse\x12\x46\n\x07\x43onnect\x12\x1b.botarena.v1.ConnectRequest\x1a\x1c.botarena.v1.ConnectResponse0\x01\x12Y\n\x0eGetLeaderboard\x12\".botarena.v1.GetLeaderboardRequest\x1a#.botarena.v1.GetLeaderboardResponse\x12Y\n\x0eListBotMatches\x12\".botarena.v1.ListBotMatchesRequest\x1a#.botarena.v1.ListBotMatchesResponse\x12J\n\tResumeBot\x12\x1d.botarena.v1.ResumeBotRequest\x1a\x1e.botarena.v1.ResumeBotResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x62otarena/v1/ladder.proto\x12\x0b\x62otarena.v1\x1a\x17\x62otarena/v1/match.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"_\n\tLadderBot\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\r\n\x05owner\x18\x03 \x01(\t\x12\x1f\n\x04game\x18\x04 \x01(\x0e\x32\x11.botarena.v1.Game\"Z\n\x12RegisterBotRequest\x12\x14\n\x0c\x64isplay_name\x18\x01 \x01(\t\x12\r\n\x05owner\x18\x02 \x01(\t\x12\x1f\n\x04game\x18\x03 \x01(\x0e\x32\x11.botarena.v1.Game\"J\n\x13RegisterBotResponse\x12#\n\x03\x62ot\x18\x01 \x01(\x0b\x32\x16.botarena.v1.LadderBot\x12\x0e\n\x06secret\x18\x02 \x01(\t\"8\n\x0e\x43onnectRequest\x12\x10\n\x08\x63\x61pacity\x18\x01 \x01(\x05\x12\x14\n\x0cresume_seats\x18\x02 \x01(\x08\"\xa3\x01\n\x0f\x43onnectResponse\x12+\n\tconnected\x18\x01 \x01(\x0b\x32\x16.botarena.v1.ConnectedH\x00\x12-\n\nassignment\x18\x02 \x01(\x0b\x32\x17.botarena.v1.AssignmentH\x00\x12,\n\nkeep_alive\x18\x03 \x01(\x0b\x32\x16.botarena.v1.KeepAliveH\x00\x42\x06\n\x04kind\"@\n\tConnected\x12#\n\x03\x62ot\x18\x01 \x01(\x0b\x32\x16.botarena.v1.LadderBot\x12\x0e\n\x06paused\x18\x02 \x01(\x08\"l\n\nAssignment\x12\r\n\x05match\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x1f\n\x04game\x18\x03 \x01(\x0e\x32\x11.botarena.v1.Game\x12\x0c\n\x04seat\x18\x04 \x01(\x05\x12\x0c\n\x04node\x18\x05 \x01(\t\"\x0b\n\tKeepAlive\"8\n\x15GetLeaderboardRequest\x12\x1f\n\x04game\x18\x01 \x01(\x0e\x32\x11.botarena.v1.Game\"\xf4\x01\n\x10LeaderboardEntry\x12#\n\x03\x62ot\x18\x01 \x01(\x0b\x32\x16.botarena.v1.LadderBot\x12\x0c\n\x04rank\x18\x02 \x01(\x05\x12\n\n\x02mu\x18\x03 \x01(\x01\x12\r\n\x05sigma\x18\x04 \x01(\x01\x12\x1b\n\x13\x63onservative_rating\x18\x05 \x01(\x01\x12\r\n\x05games\x18\x06 \x01(\x05\x12\x0c\n\x04wins\x18\x07 \x01(\x01\x12\x12\n\nmean_score\x18\x08 \x01(\x01\x12\x10\n\x08timeouts\x18\t \x01(\x05\x12\x0f\n\x07\x63rashes\x18\n \x01(\x05\x12\x0e\n\x06paused\x18\x0b \x01(\x08\x12\x11\n\tconnected\x18\x0c \x01(\x08\"H\n\x16GetLeaderboardResponse\x12.\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x1d.botarena.v1.LeaderboardEntry\"3\n\x15ListBotMatchesRequest\x12\x0b\n\x03\x62ot\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\x05\"\xc0\x02\n\nLadderSeat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12#\n\x03\x62ot\x18\x02 \x01(\x0b\x32\x16.botarena.v1.LadderBot\x12\x12\n\x05score\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x11\n\x04rank\x18\x04 \x01(\x05H\x01\x88\x01\x01\x12\x11\n\tforfeited\x18\x05 \x01(\x08\x12\x10\n\x08timeouts\x18\x06 \x01(\x05\x12\x0f\n\x07\x63rashed\x18\x07 \x01(\x08\x12\x15\n\rrating_before\x18\x08 \x01(\x01\x12\x19\n\x0crating_after\x18\t \x01(\x01H\x02\x88\x01\x01\x12\x15\n\x08mu_after\x18\n \x01(\x01H\x03\x88\x01\x01\x12\x18\n\x0bsigma_after\x18\x0b \x01(\x01H\x04\x88\x01\x01\x42\x08\n\x06_scoreB\x07\n\x05_rankB\x0f\n\r_rating_afterB\x0b\n\t_mu_afterB\x0e\n\x0c_sigma_after\"\xd7\x01\n\x0bLadderMatch\x12\r\n\x05match\x18\x01 \x01(\t\x12\x1f\n\x04game\x18\x02 \x01(\x0e\x32\x11.botarena.v1.Game\x12/\n\x0b\x63reate_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12&\n\x05seats\x18\x05 \x03(\x0b\x32\x17.botarena.v1.LadderSeat\x12\x11\n\tabandoned\x18\x06 \x01(\x08\"C\n\x16ListBotMatchesResponse\x12)\n\x07matches\x18\x01 \x03(\x0b\x32\x18.botarena.v1.LadderMatch\"\x1f\n\x10ResumeBotRequest\x12\x0b\n\x03\x62ot\x18\x01 \x01(\t\"8\n\x11ResumeBotResponse\x12#\n\x03\x62ot\x18\x01 \x01(\x0b\x32\x16.botarena.v1.LadderBot2\xab\x03\n\rLadderService\x12P\n\x0bRegisterBot\x12\x1f.botarena.v1.RegisterBotRequest\x1a .botarena.v1.RegisterBotResponse\x12\x46\n\x07\x43onnect\x12\x1b.botarena.v1.ConnectRequest\x1a\x1c.botarena.v1.ConnectResponse0\x01\x12Y\n\x0eGetLeaderboard\x12\".botarena.v1.GetLeaderboardRequest\x1a#.botarena.v1.GetLeaderboardResponse\x12Y\n\x0eListBotMatches\x12\".botarena.v1.ListBotMatchesRequest\x1a#.botarena.v1.ListBotMatchesResponse\x12J\n\tResumeBot\x12\x1d.botarena.v1.ResumeBotRequest\x1a\x1e.botarena.v1.ResumeBotResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -46,27 +46,27 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_CONNECTED']._serialized_start=588
   _globals['_CONNECTED']._serialized_end=652
   _globals['_ASSIGNMENT']._serialized_start=654
-  _globals['_ASSIGNMENT']._serialized_end=748
-  _globals['_KEEPALIVE']._serialized_start=750
-  _globals['_KEEPALIVE']._serialized_end=761
-  _globals['_GETLEADERBOARDREQUEST']._serialized_start=763
-  _globals['_GETLEADERBOARDREQUEST']._serialized_end=819
-  _globals['_LEADERBOARDENTRY']._serialized_start=822
-  _globals['_LEADERBOARDENTRY']._serialized_end=1066
-  _globals['_GETLEADERBOARDRESPONSE']._serialized_start=1068
-  _globals['_GETLEADERBOARDRESPONSE']._serialized_end=1140
-  _globals['_LISTBOTMATCHESREQUEST']._serialized_start=1142
-  _globals['_LISTBOTMATCHESREQUEST']._serialized_end=1193
-  _globals['_LADDERSEAT']._serialized_start=1196
-  _globals['_LADDERSEAT']._serialized_end=1516
-  _globals['_LADDERMATCH']._serialized_start=1519
-  _globals['_LADDERMATCH']._serialized_end=1734
-  _globals['_LISTBOTMATCHESRESPONSE']._serialized_start=1736
-  _globals['_LISTBOTMATCHESRESPONSE']._serialized_end=1803
-  _globals['_RESUMEBOTREQUEST']._serialized_start=1805
-  _globals['_RESUMEBOTREQUEST']._serialized_end=1836
-  _globals['_RESUMEBOTRESPONSE']._serialized_start=1838
-  _globals['_RESUMEBOTRESPONSE']._serialized_end=1894
-  _globals['_LADDERSERVICE']._serialized_start=1897
-  _globals['_LADDERSERVICE']._serialized_end=2324
+  _globals['_ASSIGNMENT']._serialized_end=762
+  _globals['_KEEPALIVE']._serialized_start=764
+  _globals['_KEEPALIVE']._serialized_end=775
+  _globals['_GETLEADERBOARDREQUEST']._serialized_start=777
+  _globals['_GETLEADERBOARDREQUEST']._serialized_end=833
+  _globals['_LEADERBOARDENTRY']._serialized_start=836
+  _globals['_LEADERBOARDENTRY']._serialized_end=1080
+  _globals['_GETLEADERBOARDRESPONSE']._serialized_start=1082
+  _globals['_GETLEADERBOARDRESPONSE']._serialized_end=1154
+  _globals['_LISTBOTMATCHESREQUEST']._serialized_start=1156
+  _globals['_LISTBOTMATCHESREQUEST']._serialized_end=1207
+  _globals['_LADDERSEAT']._serialized_start=1210
+  _globals['_LADDERSEAT']._serialized_end=1530
+  _globals['_LADDERMATCH']._serialized_start=1533
+  _globals['_LADDERMATCH']._serialized_end=1748
+  _globals['_LISTBOTMATCHESRESPONSE']._serialized_start=1750
+  _globals['_LISTBOTMATCHESRESPONSE']._serialized_end=1817
+  _globals['_RESUMEBOTREQUEST']._serialized_start=1819
+  _globals['_RESUMEBOTREQUEST']._serialized_end=1850
+  _globals['_RESUMEBOTRESPONSE']._serialized_start=1852
+  _globals['_RESUMEBOTRESPONSE']._serialized_end=1908
+  _globals['_LADDERSERVICE']._serialized_start=1911
+  _globals['_LADDERSERVICE']._serialized_end=2338
 # @@protoc_insertion_point(module_scope)

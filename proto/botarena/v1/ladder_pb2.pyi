@@ -226,6 +226,7 @@ class Assignment(_message.Message):
     SEAT_TOKEN_FIELD_NUMBER: _builtins.int
     GAME_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
+    NODE_FIELD_NUMBER: _builtins.int
     match: _builtins.str
     """The match's resource name, "matches/{match_id}"."""
     seat_token: _builtins.str
@@ -234,6 +235,13 @@ class Assignment(_message.Message):
     """The match's game."""
     seat: _builtins.int
     """The seat index."""
+    node: _builtins.str
+    """When several nodes share one database (botarena serve --db postgresql://...
+    --advertise HOST:PORT), the HOST:PORT of the node that runs the match: play the
+    seat there, with the same TLS settings as this connection. Empty: this server runs
+    it. Any node answers a call for the match with the MATCH_ON_OTHER_NODE redirect
+    (match_service.proto), so a bot that ignores the field still finds the match.
+    """
     def __init__(
         self,
         *,
@@ -241,10 +249,11 @@ class Assignment(_message.Message):
         seat_token: _builtins.str = ...,
         game: _match_pb2.Game.ValueType = ...,
         seat: _builtins.int = ...,
+        node: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "match", b"match", "seat", b"seat", "seat_token", b"seat_token"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "match", b"match", "node", b"node", "seat", b"seat", "seat_token", b"seat_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -37,6 +37,12 @@ class LadderServiceStub:
 
     Errors: as in MatchService, a google.rpc.Status whose ErrorInfo (domain "botarena")
     carries a reason from ErrorReason (match_service.proto).
+
+    Several nodes on one database: a bot may Connect to any node. One node at a time
+    schedules the ladder (the one holding its PostgreSQL advisory lock; another takes
+    over when it dies) and writes the ratings; it sees the bots connected to every node,
+    runs the matches it schedules, and names itself in each Assignment (node). The
+    leaderboard reads the shared database, the same from every node.
     """
 
     def __init__(self, channel):
@@ -84,6 +90,12 @@ class LadderServiceServicer:
 
     Errors: as in MatchService, a google.rpc.Status whose ErrorInfo (domain "botarena")
     carries a reason from ErrorReason (match_service.proto).
+
+    Several nodes on one database: a bot may Connect to any node. One node at a time
+    schedules the ladder (the one holding its PostgreSQL advisory lock; another takes
+    over when it dies) and writes the ratings; it sees the bots connected to every node,
+    runs the matches it schedules, and names itself in each Assignment (node). The
+    leaderboard reads the shared database, the same from every node.
     """
 
     def RegisterBot(self, request, context):
@@ -192,6 +204,12 @@ class LadderService:
 
     Errors: as in MatchService, a google.rpc.Status whose ErrorInfo (domain "botarena")
     carries a reason from ErrorReason (match_service.proto).
+
+    Several nodes on one database: a bot may Connect to any node. One node at a time
+    schedules the ladder (the one holding its PostgreSQL advisory lock; another takes
+    over when it dies) and writes the ratings; it sees the bots connected to every node,
+    runs the matches it schedules, and names itself in each Assignment (node). The
+    leaderboard reads the shared database, the same from every node.
     """
 
     @staticmethod

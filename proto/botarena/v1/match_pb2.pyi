@@ -571,6 +571,7 @@ class Match(_message.Message):
     OUTCOME_FIELD_NUMBER: _builtins.int
     CREATE_TIME_FIELD_NUMBER: _builtins.int
     END_TIME_FIELD_NUMBER: _builtins.int
+    NODE_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """Resource name, "matches/{match_id}"."""
     state: Global___Match.State.ValueType
@@ -578,6 +579,14 @@ class Match(_message.Message):
     state_version: _builtins.int
     """Grows by one with every entry of the match's event log (an applied move, a forfeit,
     the end of the match); 0 at creation.
+    """
+    node: _builtins.str
+    """Several nodes on one database (botarena serve --db postgresql://... --advertise):
+    the HOST:PORT of the node that runs this active match, the answering node or
+    another; empty for a finished match and on a single server. ListMatches lists the
+    active matches of every node; one another node runs comes from the shared database,
+    where its seats' scores and seats_to_act are not kept: GetMatch (redirected to that
+    node, MATCH_ON_OTHER_NODE) has them.
     """
     @_builtins.property
     def config(self) -> Global___MatchConfig:
@@ -617,10 +626,11 @@ class Match(_message.Message):
         outcome: Global___MatchOutcome | None = ...,
         create_time: _timestamp_pb2.Timestamp | None = ...,
         end_time: _timestamp_pb2.Timestamp | None = ...,
+        node: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["config", b"config", "create_time", b"create_time", "end_time", b"end_time", "outcome", b"outcome"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["config", b"config", "create_time", b"create_time", "end_time", b"end_time", "name", b"name", "outcome", b"outcome", "seats", b"seats", "seats_to_act", b"seats_to_act", "state", b"state", "state_version", b"state_version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["config", b"config", "create_time", b"create_time", "end_time", b"end_time", "name", b"name", "node", b"node", "outcome", b"outcome", "seats", b"seats", "seats_to_act", b"seats_to_act", "state", b"state", "state_version", b"state_version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -79,6 +79,16 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """
     ERROR_REASON_MATCH_NOT_FINISHED: _ErrorReason.ValueType  # 21
     """The match is still running: its replay exists once it has ended (GetReplay)."""
+    ERROR_REASON_MATCH_ON_OTHER_NODE: _ErrorReason.ValueType  # 22
+    """Several nodes serve one database (botarena serve --db postgresql://... --advertise)
+    and another node runs this match: FAILED_PRECONDITION with metadata["node"] = that
+    node's HOST:PORT and metadata["match"] = the match id. Call the same RPC there (the
+    same token, the same request): the Python SDK and the Node client do it for you.
+    A node that dies loses its matches to another within its lease time (10 s by
+    default); until then calls for them are redirected to it and fail there with
+    UNAVAILABLE, so a client that cannot reach the named node asks the node it came
+    from again, which then runs the match or names its new owner.
+    """
     ERROR_REASON_EMPTY_MOVE: _ErrorReason.ValueType  # 100
     """Illegal Qwirkle moves (metadata["category"] = "ILLEGAL_MOVE"); RULES.md numbers the
     legality checks these name.
@@ -234,6 +244,16 @@ a google.rpc.RetryInfo says when to try again.
 """
 ERROR_REASON_MATCH_NOT_FINISHED: ErrorReason.ValueType  # 21
 """The match is still running: its replay exists once it has ended (GetReplay)."""
+ERROR_REASON_MATCH_ON_OTHER_NODE: ErrorReason.ValueType  # 22
+"""Several nodes serve one database (botarena serve --db postgresql://... --advertise)
+and another node runs this match: FAILED_PRECONDITION with metadata["node"] = that
+node's HOST:PORT and metadata["match"] = the match id. Call the same RPC there (the
+same token, the same request): the Python SDK and the Node client do it for you.
+A node that dies loses its matches to another within its lease time (10 s by
+default); until then calls for them are redirected to it and fail there with
+UNAVAILABLE, so a client that cannot reach the named node asks the node it came
+from again, which then runs the match or names its new owner.
+"""
 ERROR_REASON_EMPTY_MOVE: ErrorReason.ValueType  # 100
 """Illegal Qwirkle moves (metadata["category"] = "ILLEGAL_MOVE"); RULES.md numbers the
 legality checks these name.

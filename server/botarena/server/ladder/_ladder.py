@@ -22,6 +22,18 @@ What counts against a bot (docs/decisions.md: Ladder):
 
 On :meth:`Ladder.start` the ladder re-attaches to the matches without a recorded result
 that the manager holds (recovered by the store) and marks the others abandoned.
+
+Several nodes on one PostgreSQL (the manager has a lease; docs/decisions.md: Several
+nodes): every node keeps the Connect streams it holds in ``ladder_presence`` (renewed
+every fifth of the lease time), and one node at a time schedules: the one holding the
+ladder's advisory lock (:meth:`LadderStore.lead`, tried again by the others every tick).
+It sees the bots of every node through the presence rows, creates each match itself
+(so the match runs there, and its :class:`Assignment` names that node), pushes the
+assignments of its own streams and queues the others in ``ladder_assignments``, which
+each node claims every poll and pushes down its streams. It learns the end of a match
+from the store, whichever node finished it, and is the only writer of results and
+ratings. A node that takes the lock over adopts the running ladder matches; a bot that
+reconnects (to any node) is sent its running matches again when the scheduler holds them.
 """
 
 from __future__ import annotations
@@ -32,7 +44,7 @@ import hashlib
 import hmac
 import secrets
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Collection
 from dataclasses import dataclass, field
 
 import structlog
@@ -46,6 +58,7 @@ from botarena.server.ladder._errors import (
 from botarena.server.ladder.ratings import DEFAULT_RATING, Rating, rate, win_shares
 from botarena.server.ladder.scheduler import Candidate, capped_pairs, schedule
 from botarena.server.match import (
+    ABANDONED,
     Clock,
     EventKind,
     ForfeitReason,
@@ -60,10 +73,13 @@ from botarena.server.match import (
     TimeoutPolicy,
     TooManyMatchesError,
 )
+from botarena.server.store import StoredMatch
 from botarena.server.store.ladder import (
     BotRecord,
     LadderMatchRecord,
     LadderStore,
+    NodeAssignment,
+    Presence,
     SeatRecord,
     SeatResult,
 )
@@ -82,6 +98,9 @@ _logger = structlog.get_logger("botarena.ladder")
 _MAX_NAME = 64
 _MAX_CAPACITY = 64
 _HOUR = 3600.0
+# With several nodes: how often a node claims the assignments queued for its streams
+# (and the scheduling node looks for ended matches), at most.
+_POLL_SECONDS = 0.2
 _CRASH_REASONS = frozenset(
     reason.value
     for reason in (
@@ -124,12 +143,17 @@ class LadderSettings:
 
 @dataclass(frozen=True, slots=True)
 class Assignment:
-    """A seat a connected bot must play (ladder.proto: Assignment)."""
+    """A seat a connected bot must play (ladder.proto: Assignment).
+
+    ``node`` is the ``HOST:PORT`` of the node that runs the match when several nodes
+    share the database, empty otherwise (this server runs it).
+    """
 
     match_id: str
     seat_token: str
     game: str
     seat: int
+    node: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +184,53 @@ class LeaderboardRow:
     def mean_score(self) -> float:
         """Mean final score over its rated matches (0 before the first)."""
         return self.bot.score_sum / self.bot.games if self.bot.games else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    """What the ratings need of a finished match, from the match or its stored record."""
+
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    forfeited: tuple[bool, ...]
+    abandoned: bool
+    timeouts: tuple[int, ...]
+    forfeit_reasons: tuple[str | None, ...]
+    end_time: float | None
+
+    @staticmethod
+    def of_match(match: Match) -> _Outcome:
+        result = match.result
+        assert result is not None
+        forfeits = {
+            entry.seat: entry.reason
+            for entry in match.entries_after(-1)
+            if entry.kind is EventKind.SEAT_FORFEITED
+        }
+        seats = range(match.settings.seat_count)
+        return _Outcome(
+            scores=tuple(result.scores),
+            ranks=tuple(result.ranks),
+            forfeited=tuple(result.forfeited),
+            abandoned=result.abandoned,
+            timeouts=tuple(match.timeouts(seat) for seat in seats),
+            forfeit_reasons=tuple(forfeits.get(seat) for seat in seats),
+            end_time=match.end_time,
+        )
+
+    @staticmethod
+    def of_record(record: StoredMatch) -> _Outcome:
+        result = record.result
+        assert result is not None
+        return _Outcome(
+            scores=result.scores,
+            ranks=result.ranks,
+            forfeited=result.forfeited,
+            abandoned=result.reason == ABANDONED,
+            timeouts=tuple(seat.timeouts for seat in record.seats),
+            forfeit_reasons=tuple(seat.forfeit_reason for seat in record.seats),
+            end_time=result.end_time,
+        )
 
 
 @dataclass(slots=True)
@@ -220,6 +291,10 @@ class _State:
     last_drop: dict[str, float] = field(default_factory=dict)
     # Per game, the pairs the hourly cap keeps apart, each logged once when it starts.
     capped: dict[str, set[frozenset[str]]] = field(default_factory=dict)
+    # With several nodes: whether this node schedules (holds the ladder's lock), and
+    # the Connect generation it last saw of each bot (a new one: it reconnected).
+    leading: bool = False
+    generations: dict[str, int] = field(default_factory=dict)
 
 
 class Ladder:
@@ -248,6 +323,10 @@ class Ladder:
         self._wake: asyncio.Event | None = None
         self._loop_task: asyncio.Task[None] | None = None
         self._closing = False
+        # Several nodes share the database when the manager holds matches by lease.
+        self._node = manager.lease
+        self._renew_at = 0.0
+        self._lead_at = 0.0
 
     # ------------------------------------------------------------------ bots
 
@@ -337,11 +416,19 @@ class Ladder:
             self.store.bots(game),
             key=lambda bot: (-Rating(bot.mu, bot.sigma).conservative, -bot.games, bot.name),
         )
-        connected = self._state.connections
+        connected: Collection[str] = self._state.connections
+        if self._node is not None:  # the bots of every node
+            connected = {p.bot_id for p in self._presence(game) if p.connected}
         return [
             LeaderboardRow(rank, bot, bot.bot_id in connected)
             for rank, bot in enumerate(bots, start=1)
         ]
+
+    @property
+    def leading(self) -> bool:
+        """Whether this node schedules: always with one node, else while it holds the
+        ladder's lock."""
+        return self._node is None or self._state.leading
 
     def bot_matches(self, bot_id: str, limit: int) -> list[LadderMatchRecord]:
         """Return up to ``limit`` matches of the bot, newest first.
@@ -375,6 +462,14 @@ class Ladder:
         if previous is not None:
             previous.push(None)
             previous.close()
+        if self._node is not None:
+            # The scheduling node sees the new generation and repeats the assignments.
+            self.store.present(
+                bot.bot_id, self._node.owner, capacity, resume_seats, self._wall_clock()
+            )
+            _logger.info("bot connected", bot=bot.bot_id, capacity=capacity, paused=bot.paused)
+            self._poke()
+            return connection
         for running in self._state.running.values():
             for seat, bot_id in enumerate(running.bot_ids):
                 if bot_id == bot.bot_id:
@@ -394,6 +489,12 @@ class Ladder:
         if self._state.connections.get(bot_id) is not connection:
             return  # replaced by a newer connection
         del self._state.connections[bot_id]
+        if self._node is not None:
+            dropped = None if self._closing else self._wall_clock()
+            try:
+                self.store.absent(bot_id, self._node.owner, dropped)
+            except Exception:  # the row goes stale anyway
+                _logger.exception("ladder presence not updated", bot=bot_id)
         if not self._closing:
             self._state.last_drop[bot_id] = self._wall_clock()
             _logger.info("bot disconnected", bot=bot_id)
@@ -403,6 +504,9 @@ class Ladder:
     async def start(self) -> None:
         """Re-attach to unfinished matches and start the scheduling loop."""
         self._wake = asyncio.Event()
+        if self._node is not None:  # the scheduling node adopts them (_lead)
+            self._loop_task = asyncio.create_task(self._loop(), name="botarena-ladder")
+            return
         for record in self.store.unfinished_matches():
             try:
                 self.manager.get(record.match_id)
@@ -428,13 +532,29 @@ class Ladder:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        if self._node is not None and self._state.leading:
+            self._state.leading = False
+            self.store.release_lead()
 
     def schedule_now(self) -> list[str]:
-        """Run the scheduler once; return the ids of the matches it started."""
+        """Run the scheduler once; return the ids of the matches it started (none on a
+        node that does not hold the ladder's lock)."""
         started: list[str] = []
-        games = {c.bot.game for c in self._state.connections.values()}
-        for game in sorted(games):
-            started += self._schedule_game(game)
+        if self._node is None:
+            free = {
+                bot_id: (connection.bot.game, connection.capacity)
+                for bot_id, connection in self._state.connections.items()
+            }
+            presence: dict[str, Presence] = {}
+        elif self._state.leading:
+            presence = {p.bot_id: p for p in self._presence() if p.connected}
+            self._repeat(presence.values())
+            free = {p.bot_id: (p.game, p.capacity) for p in presence.values()}
+        else:
+            return []
+        for game in sorted({game for game, _ in free.values()}):
+            capacities = {bot_id: cap for bot_id, (g, cap) in free.items() if g == game}
+            started += self._schedule_game(game, capacities, presence)
         return started
 
     # ------------------------------------------------------------------ internals
@@ -445,15 +565,149 @@ class Ladder:
 
     async def _loop(self) -> None:
         assert self._wake is not None
+        interval = self.settings.tick_seconds
+        if self._node is not None:
+            interval = min(interval, _POLL_SECONDS)
         while not self._closing:
             try:
+                if self._node is not None:
+                    self._cluster_tick()
                 self.schedule_now()
             except Exception:  # a bad tick must not stop the ladder
                 _logger.exception("ladder tick failed")
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(self.settings.tick_seconds):
+                async with asyncio.timeout(interval):
                     await self._wake.wait()
+
+    # ------------------------------------------------------------------ several nodes
+
+    def _presence(self, game: str = "") -> list[Presence]:
+        assert self._node is not None
+        fresh_since = self._wall_clock() - self._node.ttl
+        return self.store.presence(fresh_since=fresh_since, game=game)
+
+    def _cluster_tick(self) -> None:
+        """Renew this node's streams, push the assignments queued for them, and take
+        (or confirm) the ladder's lock; the node holding it collects ended matches."""
+        node = self._node
+        assert node is not None
+        now = time.monotonic()
+        if now >= self._renew_at:
+            self._renew_at = now + node.ttl / 5
+            kept = self.store.renew_presence(node.owner, self._wall_clock())
+            for bot_id, moved in list(self._state.connections.items()):
+                if bot_id not in kept:  # the bot connected to another node since
+                    moved.push(None)
+                    moved.close()
+        for queued in self.store.claim_assignments(node.owner):
+            connection = self._state.connections.get(queued.bot_id)
+            if connection is not None:  # else it reconnected elsewhere: repeated there
+                connection.push(
+                    Assignment(
+                        queued.match_id, queued.seat_token, queued.game, queued.seat, queued.address
+                    )
+                )
+        if self._state.leading or now >= self._lead_at:
+            self._lead_at = now + self.settings.tick_seconds
+            self._lead(self.store.lead())
+        if self._state.leading:
+            self._collect()
+
+    def _lead(self, leading: bool) -> None:
+        """Start or stop scheduling as the ladder's lock was taken or lost."""
+        if leading == self._state.leading:
+            return
+        self._state.leading = leading
+        if not leading:
+            _logger.warning("ladder scheduling lost to another node")
+            self._state.running.clear()
+            return
+        # Adopt the matches the last scheduling node started (it may have died).
+        self._state.running = {
+            record.match_id: _Running(
+                record.match_id,
+                record.game,
+                tuple(seat.bot_id for seat in record.seats),
+                record.started,
+            )
+            for record in self.store.unfinished_matches()
+        }
+        self._state.generations = {p.bot_id: p.generation for p in self._presence()}
+        _logger.info("ladder scheduling on this node", running=len(self._state.running))
+
+    def _collect(self) -> None:
+        """Record the ladder matches that ended, on whichever node (from the store)."""
+        store = self.manager.store
+        ended = self.store.ended_matches()
+        if store is None or not ended:
+            return
+        presence = {p.bot_id: p for p in self._presence()}
+        for match_id in ended:
+            record = store.load_match(match_id)
+            if record is None or record.result is None:
+                continue
+            running = self._state.running.pop(match_id, None)
+            if running is None:
+                ladder_record = self.store.match(match_id)
+                if ladder_record is None:
+                    continue
+                bot_ids = tuple(seat.bot_id for seat in ladder_record.seats)
+                running = _Running(match_id, record.game, bot_ids, ladder_record.started)
+
+            def dropped(bot_id: str, started: float = running.started) -> bool:
+                seen = presence.get(bot_id)
+                return (
+                    seen is not None
+                    and not seen.connected
+                    and seen.dropped is not None
+                    and seen.dropped >= started
+                )
+
+            self._record(running, _Outcome.of_record(record), dropped)
+
+    def _repeat(self, presence: Collection[Presence]) -> None:
+        """Send a bot that reconnected (to any node) its running matches held here."""
+        assert self._node is not None
+        for seen in presence:
+            known = self._state.generations.get(seen.bot_id)
+            self._state.generations[seen.bot_id] = seen.generation
+            if known is None or known == seen.generation:
+                continue
+            for running in self._state.running.values():
+                for seat, bot_id in enumerate(running.bot_ids):
+                    match = self.manager.held(running.match_id)
+                    if bot_id != seen.bot_id or match is None or match.finished:
+                        continue
+                    if match.tokens:
+                        token = match.tokens[seat]
+                    elif seen.resume_seats:
+                        token = self.manager.reissue_token(match.match_id, seat)
+                    else:
+                        continue
+                    self._deliver(seen, _assignment(match, seat, token, self._node.address))
+
+    def _deliver(self, presence: Presence, assignment: Assignment) -> None:
+        """Push ``assignment`` down this node's stream of the bot, or queue it for the
+        node that holds the stream."""
+        assert self._node is not None
+        connection = self._state.connections.get(presence.bot_id)
+        if presence.node == self._node.owner and connection is not None:
+            connection.push(assignment)
+            return
+        self.store.add_assignments(
+            [
+                NodeAssignment(
+                    match_id=assignment.match_id,
+                    seat=assignment.seat,
+                    bot_id=presence.bot_id,
+                    node=presence.node,
+                    game=assignment.game,
+                    seat_token=assignment.seat_token,
+                    address=assignment.node,
+                )
+            ]
+        )
 
     def _running_counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -462,7 +716,9 @@ class Ladder:
                 counts[bot_id] = counts.get(bot_id, 0) + 1
         return counts
 
-    def _schedule_game(self, game: str) -> list[str]:
+    def _schedule_game(
+        self, game: str, capacities: dict[str, int], presence: dict[str, Presence]
+    ) -> list[str]:
         rules = self.manager.rules(game)
         seats = min(max(self.settings.seats, rules.min_seats), rules.max_seats)
         bots = {bot.bot_id: bot for bot in self.store.bots(game)}
@@ -471,15 +727,13 @@ class Ladder:
         candidates = [
             Candidate(
                 bot_id=bot_id,
-                free_capacity=connection.capacity - running.get(bot_id, 0),
+                free_capacity=capacity - running.get(bot_id, 0),
                 sigma=bots[bot_id].sigma,
                 games=bots[bot_id].games,
                 seat_counts=seat_counts.get(bot_id, {}),
             )
-            for bot_id, connection in self._state.connections.items()
-            if bot_id in bots
-            and not bots[bot_id].paused
-            and connection.capacity > running.get(bot_id, 0)
+            for bot_id, capacity in capacities.items()
+            if bot_id in bots and not bots[bot_id].paused and capacity > running.get(bot_id, 0)
         ]
         if len(candidates) < seats:
             return []
@@ -495,7 +749,7 @@ class Ladder:
         self._say_capped(game, candidates, last_hour, bots)
         started: list[str] = []
         for group in groups:
-            match_id = self._start_match(game, [bots[bot_id] for bot_id in group])
+            match_id = self._start_match(game, [bots[bot_id] for bot_id in group], presence)
             if match_id is None:
                 break
             started.append(match_id)
@@ -525,7 +779,9 @@ class Ladder:
             )
         self._state.capped[game] = capped
 
-    def _start_match(self, game: str, group: list[BotRecord]) -> str | None:
+    def _start_match(
+        self, game: str, group: list[BotRecord], presence: dict[str, Presence]
+    ) -> str | None:
         rules = self.manager.rules(game)
         settings = MatchSettings(
             game=game,
@@ -549,9 +805,15 @@ class Ladder:
         ]
         self.store.add_match(match.match_id, game, now, seats)
         running = _Running(match.match_id, game, tuple(bot.bot_id for bot in group), now)
+        _logger.info("ladder match started", match=match.match_id, bots=running.bot_ids)
+        if self._node is not None:  # the end is collected from the store (_collect)
+            self._state.running[match.match_id] = running
+            for seat, bot in enumerate(group):
+                assignment = _assignment(match, seat, node=self._node.address)
+                self._deliver(presence[bot.bot_id], assignment)
+            return match.match_id
         for seat, bot in enumerate(group):
             self._state.connections[bot.bot_id].push(_assignment(match, seat))
-        _logger.info("ladder match started", match=match.match_id, bots=running.bot_ids)
         self._follow(running)
         return match.match_id
 
@@ -569,55 +831,55 @@ class Ladder:
         if self._closing or not match.finished:
             return  # the server is stopping: the next start re-attaches
         try:
-            self._record(running, match)
+            self._record(running, _Outcome.of_match(match), self._dropped_here)
         finally:
             self._state.running.pop(running.match_id, None)
             self._poke()
 
-    def _record(self, running: _Running, match: Match) -> None:
-        result = match.result
-        assert result is not None
-        if result.abandoned:
+    def _dropped_here(self, bot_id: str, started: float) -> bool:
+        """Whether the bot's stream to this server ended since ``started`` and it has
+        not reconnected."""
+        return (
+            bot_id not in self._state.connections
+            and self._state.last_drop.get(bot_id, -1.0) >= started
+        )
+
+    def _record(
+        self, running: _Running, outcome: _Outcome, dropped: Callable[[str, float], bool]
+    ) -> None:
+        if outcome.abandoned:
             # Nobody played (match.proto: STATE_ABANDONED): nothing to rate.
-            finished = match.end_time if match.end_time is not None else self._wall_clock()
+            finished = outcome.end_time if outcome.end_time is not None else self._wall_clock()
             self.store.abandon(running.match_id, finished)
             _logger.info("ladder match abandoned", match=running.match_id)
             return
-        forfeits = {
-            entry.seat: entry.reason
-            for entry in match.entries_after(-1)
-            if entry.kind is EventKind.SEAT_FORFEITED
-        }
         bots = [self.bot(bot_id) for bot_id in running.bot_ids]
-        ratings = rate([Rating(bot.mu, bot.sigma) for bot in bots], result.ranks)
-        shares = win_shares(result.ranks)
+        ratings = rate([Rating(bot.mu, bot.sigma) for bot in bots], outcome.ranks)
+        shares = win_shares(outcome.ranks)
         results = []
         for seat, bot in enumerate(bots):
-            dropped = (
-                bot.bot_id not in self._state.connections
-                and self._state.last_drop.get(bot.bot_id, -1.0) >= running.started
-            )
+            crashed = outcome.forfeit_reasons[seat] in _CRASH_REASONS
             results.append(
                 SeatResult(
-                    score=result.scores[seat],
-                    rank=result.ranks[seat],
+                    score=outcome.scores[seat],
+                    rank=outcome.ranks[seat],
                     win=shares[seat],
-                    forfeited=result.forfeited[seat],
-                    timeouts=match.timeouts(seat),
-                    crashed=forfeits.get(seat) in _CRASH_REASONS or dropped,
+                    forfeited=outcome.forfeited[seat],
+                    timeouts=outcome.timeouts[seat],
+                    crashed=crashed or dropped(bot.bot_id, running.started),
                     mu=ratings[seat].mu,
                     sigma=ratings[seat].sigma,
                 )
             )
-        finished = match.end_time if match.end_time is not None else self._wall_clock()
+        finished = outcome.end_time if outcome.end_time is not None else self._wall_clock()
         self.store.record_result(
             running.match_id, finished, results, pause_after=self.settings.pause_after
         )
-        _logger.info("ladder match recorded", match=running.match_id, ranks=result.ranks)
+        _logger.info("ladder match recorded", match=running.match_id, ranks=outcome.ranks)
 
 
-def _assignment(match: Match, seat: int, token: str = "") -> Assignment:
-    return Assignment(match.match_id, token or match.tokens[seat], match.settings.game, seat)
+def _assignment(match: Match, seat: int, token: str = "", node: str = "") -> Assignment:
+    return Assignment(match.match_id, token or match.tokens[seat], match.settings.game, seat, node)
 
 
 def _hash(secret: str) -> str:

@@ -26,6 +26,7 @@ from botarena.server.match._errors import (
     MatchFinishedError,
     MatchNotFinishedError,
     MatchNotFoundError,
+    MatchOnOtherNodeError,
     NotYourTurnError,
     RecoveryError,
     RequestIdConflictError,
@@ -53,6 +54,7 @@ from botarena.server.match._match import (
     hash_token,
 )
 from botarena.server.match._persistence import MatchCodec
+from botarena.server.match._ranking import ABANDONED
 from botarena.server.match._settings import (
     DEFAULT_MAX_ILLEGAL_MOVES,
     DEFAULT_MOVE_TIME_LIMIT,
@@ -63,6 +65,7 @@ from botarena.server.match._settings import (
 )
 
 __all__ = [
+    "ABANDONED",
     "DEFAULT_MAX_ACTIVE_MATCHES",
     "DEFAULT_MAX_CREATES_PER_MINUTE",
     "DEFAULT_MAX_ILLEGAL_MOVES",
@@ -88,6 +91,7 @@ __all__ = [
     "MatchManager",
     "MatchNotFinishedError",
     "MatchNotFoundError",
+    "MatchOnOtherNodeError",
     "MatchResult",
     "MatchSettings",
     "NotYourTurnError",

@@ -21,6 +21,7 @@ __all__ = [
     "MatchError",
     "MatchFinishedError",
     "MatchNotFoundError",
+    "MatchOnOtherNodeError",
     "NotYourTurnError",
     "RecoveryError",
     "RequestIdConflictError",
@@ -262,6 +263,19 @@ class RequestIdUsedError(MatchError):
             "restarted; its seat tokens were shown only in that answer",
             {"match": match_id},
         )
+
+
+class MatchOnOtherNodeError(MatchError):
+    """Another node that shares the database runs the match; ``node`` is where bots reach
+    it (``MATCH_ON_OTHER_NODE``, metadata ``node`` and ``match``)."""
+
+    def __init__(self, match_id: str, node: str) -> None:
+        super().__init__(
+            "MATCH_ON_OTHER_NODE",
+            f"match {match_id} runs on the node at {node}: call it there",
+            {"node": node, "match": match_id},
+        )
+        self.node = node
 
 
 class RecoveryError(Exception):

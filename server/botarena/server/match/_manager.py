@@ -19,6 +19,13 @@ rebuilds the unfinished matches after a restart; finished matches that are no lo
 memory are rebuilt from the store when asked for: in a worker thread for requests
 (:meth:`MatchManager.load`), while summaries and listings read the stored records and
 replay nothing.
+
+With a :class:`~botarena.server.store.Lease` (several nodes on one database) the manager
+holds only the unfinished matches whose lease it has: it takes the lease when it creates
+a match, every commit is fenced by it (a node that lost it writes nothing and drops the
+match), :meth:`MatchManager.maintain_leases` renews its leases and takes over the
+expired ones of dead nodes, replaying their logs as a restart does, and a call for a
+match another node runs raises :class:`MatchOnOtherNodeError` naming that node.
 """
 
 from __future__ import annotations
@@ -48,6 +55,7 @@ from botarena.server.match._errors import (
     MatchError,
     MatchFinishedError,
     MatchNotFoundError,
+    MatchOnOtherNodeError,
     RecoveryError,
     RequestIdConflictError,
     RequestIdUsedError,
@@ -75,7 +83,7 @@ from botarena.server.match._persistence import (
     stored_seats,
 )
 from botarena.server.match._settings import MatchSettings
-from botarena.server.store import Store, StoredEvent, StoredMatch
+from botarena.server.store import Lease, LeaseLostError, Store, StoredEvent, StoredMatch
 
 __all__ = ["MatchManager", "StreamItem"]
 
@@ -126,6 +134,8 @@ class _Slot:
     served_timer: asyncio.TimerHandle | None = None
     # Open streams per seat (None: spectators).
     listeners: Counter[Seat | None] = field(default_factory=Counter)
+    # Another node took the match's lease: this slot is dropped, its streams end.
+    lost: bool = False
 
     def serve(self) -> None:
         """Let bystanders' streams go on."""
@@ -153,9 +163,10 @@ class MatchManager:
             a store they are rebuilt from it when asked for again).
         store: Where matches are made durable; ``None`` keeps them in memory only.
         codec: Encodes settings and moves for ``store`` (required with a store).
+        lease: This node's lease, when several nodes share ``store`` (module docstring).
 
     Raises:
-        ValueError: A store without a codec.
+        ValueError: A store without a codec, or a lease without a store.
     """
 
     def __init__(
@@ -171,10 +182,14 @@ class MatchManager:
         max_finished_matches: int = 10_000,
         store: Store | None = None,
         codec: MatchCodec | None = None,
+        lease: Lease | None = None,
     ) -> None:
         if store is not None and codec is None:
             raise ValueError("a MatchManager with a store needs a codec")
+        if lease is not None and store is None:
+            raise ValueError("a lease needs a store")
         self.store = store
+        self.lease = lease
         self._codec = codec
         self._games = games
         self._hooks = hooks
@@ -194,8 +209,9 @@ class MatchManager:
         # One rebuild thread at a time: replaying is pure Python, so threads would share
         # one GIL anyway, and each more thread delays the loop's turn to take it back.
         self._rebuilding = asyncio.Semaphore(1)
-        # Sequence numbers go on from the store's: they order ListMatches across restarts.
-        self._sequence = store.last_sequence() if store is not None else 0
+        # Without a store, the last sequence number given; with one the store gives them
+        # (they order ListMatches across restarts, and across the nodes of one database).
+        self._sequence = 0
         self._closed = False
 
     # ------------------------------------------------------------------ queries
@@ -237,6 +253,9 @@ class MatchManager:
         slot = self._slots.get(match_id)
         if slot is not None:
             return slot.match
+        taken = self._take_over_or_redirect(match_id)
+        if taken is not None:
+            return taken.match
         loading = self._loading.get(match_id)
         if loading is None:
             loading = asyncio.create_task(
@@ -250,6 +269,12 @@ class MatchManager:
             raise MatchNotFoundError(match_id)
         return slot.match
 
+    def held(self, match_id: str) -> Match | None:
+        """Return the match ``match_id`` if this node holds it, else ``None``; never
+        looks at the store (nor takes a match over)."""
+        slot = self._slots.get(match_id)
+        return None if slot is None else slot.match
+
     def find(self, match_id: str) -> Match | StoredMatch:
         """Return the match ``match_id`` if it is held, else the stored record of a
         finished match (enough for a summary: nothing is replayed).
@@ -257,7 +282,7 @@ class MatchManager:
         Raises:
             MatchNotFoundError: No such match.
         """
-        slot = self._slots.get(match_id)
+        slot = self._slots.get(match_id) or self._take_over_or_redirect(match_id)
         if slot is not None:
             return slot.match
         record = self._finished_record(match_id)
@@ -305,8 +330,9 @@ class MatchManager:
         """Return matches newest first with their sequence numbers, filtered.
 
         With a store every stored match is listed: a held match as its :class:`Match`, a
-        finished one that is not held as its stored record (never replayed). Without a
-        store, the matches held in memory.
+        finished one that is not held as its stored record (never replayed), and with a
+        lease the unfinished matches other nodes run, as their stored records too.
+        Without a store, the matches held in memory.
 
         Args:
             game: Only this game; empty for every game.
@@ -328,7 +354,8 @@ class MatchManager:
                 slot = self._slots.get(record.match_id)
                 if slot is not None:
                     found.append((record.sequence, slot.match))
-                elif record.finished:
+                elif record.finished or self.lease is not None:
+                    # With a lease, an unfinished match not held here is another node's.
                     found.append((record.sequence, record))
                 # else: an unfinished match that could not be recovered (logged at start)
             return found
@@ -414,14 +441,16 @@ class MatchManager:
             wall_clock=self._wall_clock,
             hooks=self._hooks(settings.game) if self._hooks is not None else None,
         )
-        self._sequence += 1
+        self._sequence = (
+            self.store.next_sequence() if self.store is not None else self._sequence + 1
+        )
         if self.store is not None and self._codec is not None:
             codec = self._codec
             events = [
                 stored_event(entry, settings.game, codec) for entry in match.entries_after(-1)
             ]
             record = stored_match(match, self._sequence, codec, scoped or None)
-            self.store.create_match(record, events)
+            self.store.create_match(record, events, lease=self.lease)
         self._slots[match_id] = _Slot(match, self._sequence, match.state_version)
         self.admission.admitted(match_id, caller)
         if request_id:
@@ -518,7 +547,10 @@ class MatchManager:
             raise MatchFinishedError()
         token = match.reissue_token(seat)
         if self.store is not None:
-            self.store.record(match_id, (), stored_seats(match))
+            try:
+                self.store.record(match_id, (), stored_seats(match), lease=self.lease)
+            except LeaseLostError:
+                raise self._lose(slot) from None
         _logger.info("seat token reissued", match=match_id, seat=seat)
         return token
 
@@ -593,6 +625,8 @@ class MatchManager:
                         await served.wait()
                 if self._closed:
                     return
+                if slot.lost:
+                    raise self._redirect(match_id)
         finally:
             slot.listeners[seat] -= 1
             if match.owes_decision(seat) and not slot.listeners[seat]:
@@ -611,30 +645,131 @@ class MatchManager:
         """
         if self.store is None:
             return 0
+        if self.lease is not None:
+            return len(self._take_over(self.store.claim_leases(self.lease)))
         recovered = 0
         for record in self.store.unfinished_matches():
-            if record.match_id in self._slots:
-                continue
-            try:
-                match = self._rebuild(record)
-            except RecoveryError as error:
-                _logger.error("match not recovered", match=record.match_id, error=str(error))
-                continue
-            self._slots[record.match_id] = _Slot(match, record.sequence, match.state_version)
-            recovered += 1
-            _logger.info(
-                "match recovered",
-                match=record.match_id,
-                game=record.game,
-                state_version=match.state_version,
-                seats_to_act=match.seats_to_act(),
-            )
-            self._changed(record.match_id)
+            if record.match_id not in self._slots and self._resume(record):
+                recovered += 1
         return recovered
 
+    def maintain_leases(self) -> tuple[list[str], list[str]]:
+        """Renew this node's leases, drop the matches whose lease another node took, and
+        take over (replaying their logs) the matches of nodes that stopped renewing.
+
+        Call it every fraction of the lease time (:meth:`run_leases` does).
+
+        Returns:
+            The matches lost, and the matches taken over.
+        """
+        if self.store is None or self.lease is None:
+            return [], []
+        renewed = self.store.renew_leases(self.lease)
+        lost = [
+            match_id
+            for match_id, slot in list(self._slots.items())
+            if not slot.match.finished and match_id not in renewed
+        ]
+        for match_id in lost:
+            self._lose(self._slots[match_id])
+        return lost, self._take_over(self.store.claim_leases(self.lease))
+
+    async def run_leases(self, interval: float) -> None:
+        """Call :meth:`maintain_leases` every ``interval`` seconds until cancelled (a
+        failure is logged and tried again next time)."""
+        while True:
+            try:
+                self.maintain_leases()
+            except Exception:
+                _logger.exception("lease heartbeat failed")
+            await asyncio.sleep(interval)
+
+    def _take_over(self, match_ids: Sequence[str]) -> list[str]:
+        """Rebuild the unfinished matches ``match_ids`` (their leases just taken)."""
+        assert self.store is not None
+        taken: list[str] = []
+        for match_id in match_ids:
+            record = self.store.load_match(match_id)
+            unfinished = record is not None and not record.finished
+            if unfinished and match_id not in self._slots and record and self._resume(record):
+                taken.append(match_id)
+        return taken
+
+    def _resume(self, record: StoredMatch) -> bool:
+        """Rebuild an unfinished stored match, hold it and start its clocks."""
+        try:
+            match = self._rebuild(record)
+        except RecoveryError as error:
+            _logger.error("match not recovered", match=record.match_id, error=str(error))
+            return False
+        self._slots[record.match_id] = _Slot(match, record.sequence, match.state_version)
+        _logger.info(
+            "match recovered",
+            match=record.match_id,
+            game=record.game,
+            state_version=match.state_version,
+            seats_to_act=match.seats_to_act(),
+        )
+        self._changed(record.match_id)
+        return True
+
+    def _take_over_or_redirect(self, match_id: str) -> _Slot | None:
+        """For a match this node does not hold: raise :class:`MatchOnOtherNodeError` if
+        another node runs it, take it over if its lease has expired, else ``None`` (a
+        finished or unknown match, or no lease)."""
+        if self.store is None or self.lease is None:
+            return None
+        holder = self.store.lease_holder(match_id)
+        if holder is not None and not holder.expired and holder.owner != self.lease.owner:
+            raise MatchOnOtherNodeError(match_id, holder.address)
+        if holder is None:
+            record = self.store.load_match(match_id)
+            if record is None or record.finished:
+                return None
+        if self._take_over(self.store.claim_leases(self.lease, match_id=match_id)):
+            return self._slots[match_id]
+        holder = self.store.lease_holder(match_id)  # another node was quicker
+        if holder is not None and holder.owner != self.lease.owner:
+            raise MatchOnOtherNodeError(match_id, holder.address)
+        return None
+
+    def _redirect(self, match_id: str) -> MatchError:
+        """The error for a call on a match this node lost: who holds it now."""
+        holder = self.store.lease_holder(match_id) if self.store is not None else None
+        if holder is None:
+            return MatchNotFoundError(match_id)
+        return MatchOnOtherNodeError(match_id, holder.address)
+
+    def _lose(self, slot: _Slot) -> MatchError:
+        """Drop a match whose lease another node holds; return the error for its callers.
+
+        Memory may be ahead of the store: what was not committed is gone with the slot,
+        and the new owner replays the committed log (nothing uncommitted was shown).
+        """
+        match_id = slot.match.match_id
+        if self._slots.get(match_id) is slot:
+            del self._slots[match_id]
+        self.admission.finished(match_id)
+        if slot.timer is not None:
+            slot.timer.cancel()
+            slot.timer = None
+        slot.lost = True
+        slot.changed.set()
+        slot.serve()
+        _logger.warning("match lease lost", match=match_id)
+        return self._redirect(match_id)
+
     def close(self) -> None:
-        """Cancel every deadline timer and end every stream (the server is stopping)."""
+        """Cancel every deadline timer and end every stream (the server is stopping).
+
+        With a lease, this node's matches are let go at once: another node takes them
+        over without waiting for the leases to expire."""
         self._closed = True
+        if self.store is not None and self.lease is not None:
+            try:
+                self.store.release_leases(self.lease.owner)
+            except Exception:
+                _logger.exception("releasing the leases failed")
         for slot in self._slots.values():
             if slot.timer is not None:
                 slot.timer.cancel()
@@ -646,6 +781,8 @@ class MatchManager:
 
     def _slot(self, match_id: str) -> _Slot:
         slot = self._slots.get(match_id)
+        if slot is None:
+            slot = self._take_over_or_redirect(match_id)
         if slot is None:
             slot = self._load(match_id)
         if slot is None:
@@ -757,8 +894,14 @@ class MatchManager:
             if events:
                 try:
                     self.store.record(
-                        match.match_id, events, stored_seats(match), stored_result(match)
+                        match.match_id,
+                        events,
+                        stored_seats(match),
+                        stored_result(match),
+                        lease=self.lease,
                     )
+                except LeaseLostError:
+                    raise self._lose(slot) from None
                 except Exception:
                     # Memory is ahead of the store: nothing more is shown until a later
                     # commit (which writes these entries too) succeeds.
@@ -830,7 +973,10 @@ class MatchManager:
         match.expire()
         for entry in match.entries_after(before):
             self._log_entry(match, entry)
-        self._commit(slot)
+        try:
+            self._commit(slot)
+        except MatchOnOtherNodeError:
+            return  # another node runs it now (_lose)
         self._changed(match_id)
 
     def _retire(self, match: Match, *, announce: bool = True) -> None:

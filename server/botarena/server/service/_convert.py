@@ -281,39 +281,44 @@ def end_state(reason: str) -> match_pb2.Match.State.ValueType:
 
 
 def encode_stored_match(record: StoredMatch, out: match_pb2.Match) -> None:
-    """Write the public state of a finished match from its stored record into the empty
-    ``out``, as :func:`encode_match` writes it for the match held in memory, without
-    decoding a move or calling the engine.
+    """Write the public state of a match from its stored record into the empty ``out``,
+    as :func:`encode_match` writes it for the match held in memory, without decoding a
+    move or calling the engine.
 
     The stored config is the ``MatchConfig`` :func:`encode_settings` wrote when the match
-    was created (every default filled in), seed included: public once the match is over.
+    was created (every default filled in), seed included: public once the match is over,
+    left out before. An unfinished match (another node runs it) has no scores or seats to
+    act in the store: they are left unset (match.proto: Match.node).
 
     Raises:
-        ValueError: The match has not finished, or its config is not a ``MatchConfig``.
+        ValueError: Its config is not a ``MatchConfig``.
     """
     result = record.result
-    if result is None:
-        raise ValueError(f"match {record.match_id} has not finished: it has no summary")
     out.name = match_name(record.match_id)
     try:
         out.config.MergeFromString(record.config)
     except DecodeError as error:
         raise ValueError(f"match {record.match_id}: its config does not decode: {error}") from None
     set_timestamp(out.create_time, record.created_time)
-    out.state = end_state(result.reason)
+    out.state = match_pb2.Match.STATE_ACTIVE if result is None else end_state(result.reason)
     out.state_version = record.state_version
     for seat in record.seats:
         status = out.seats.add(
             seat=seat.seat,
             display_name=seat.name,
-            score=result.scores[seat.seat],
-            forfeited=result.forfeited[seat.seat],
+            score=0 if result is None else result.scores[seat.seat],
+            forfeited=seat.forfeit_reason is not None
+            if result is None
+            else result.forfeited[seat.seat],
             timeouts=seat.timeouts,
             illegal_moves=seat.illegal_moves,
             stand_in_moves=seat.stand_in_moves,
             forfeit_reason=seat.forfeit_reason or "",
         )
         set_duration(status.time_bank_remaining, seat.time_bank)
+    if result is None:
+        out.config.ClearField("seed")  # the engine seed predicts every hidden draw
+        return
     reasons = [seat.forfeit_reason or "" for seat in record.seats]
     _encode_outcome(result, out.outcome, reasons)
     set_timestamp(out.end_time, result.end_time)

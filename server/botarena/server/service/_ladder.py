@@ -191,6 +191,7 @@ def _encode_assignment(assignment: Assignment, out: ladder_pb2.Assignment) -> No
     out.seat_token = assignment.seat_token
     out.game = codec_for_game(assignment.game).proto_game
     out.seat = assignment.seat
+    out.node = assignment.node
 
 
 def _encode_row(row: LeaderboardRow, out: ladder_pb2.LeaderboardEntry) -> None:

@@ -11,13 +11,15 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from collections.abc import Iterable
 from typing import Any
 
-from botarena.server.match import InvalidRequestError, MatchManager
+from botarena.server.match import InvalidRequestError, Match, MatchManager
 from botarena.server.service._convert import ABANDONED, encode_summary
+from botarena.server.store import StoredMatch
 from botarena.v1 import match_pb2
 
-__all__ = ["MAX_POSITION", "decode_page_token", "encode_page_token", "match_page"]
+__all__ = ["MAX_POSITION", "decode_page_token", "encode_page_token", "match_nodes", "match_page"]
 
 MAX_POSITION = 2**63 - 1
 """The largest position a token holds (a sequence number: a positive SQLite INTEGER)."""
@@ -85,10 +87,30 @@ def match_page(
         before_sequence=before,
         limit=size + 1,
     )
+    nodes = match_nodes(manager, (match for _, match in found[:size]))
     matches = []
     for _, match in found[:size]:
         summary = match_pb2.Match()
         if encode_summary(match, summary):
+            summary.node = nodes.get(match.match_id, "")
             matches.append(summary)
     next_token = encode_page_token(found[size - 1][0], filters) if len(found) > size else ""
     return matches, next_token
+
+
+def match_nodes(manager: MatchManager, matches: Iterable[Match | StoredMatch]) -> dict[str, str]:
+    """With several nodes, the node that runs each unfinished match of ``matches``
+    (match.proto: Match.node): this one for those it holds, the lease's for others."""
+    lease, store = manager.lease, manager.store
+    if lease is None or store is None:
+        return {}
+    nodes: dict[str, str] = {}
+    others: list[str] = []
+    for match in matches:
+        if isinstance(match, Match) and not match.finished:
+            nodes[match.match_id] = lease.address
+        elif isinstance(match, StoredMatch) and not match.finished:
+            others.append(match.match_id)
+    for match_id, holder in store.lease_holders(others).items():
+        nodes[match_id] = holder.address
+    return nodes

@@ -4,6 +4,8 @@ LadderService), health and reflection, over plaintext or TLS."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -136,7 +138,9 @@ async def create_server(
         http_settings: How the web UI serves its live pages (:class:`WebSettings`:
             streams at once, the write timeout and the unsent bytes a page may hold);
             the defaults when ``None``.
-        **manager_options: Passed to a new :class:`MatchManager`.
+        **manager_options: Passed to a new :class:`MatchManager` (``lease=`` makes this
+            one of several nodes on ``store``: its leases are renewed every fifth of
+            their time while it serves).
 
     Returns:
         The started ``grpc.aio.Server`` and the port it listens on. Stop it with
@@ -160,6 +164,12 @@ async def create_server(
         raise ValueError("pass a store either to create_server or to the manager, not both")
     # Before the port opens: a bot that reconnects finds its match.
     manager.recover()
+    heartbeat: asyncio.Task[None] | None = None
+    if manager.lease is not None:
+        # Renewed five times per lease: a late beat or two never loses a match.
+        heartbeat = asyncio.create_task(
+            manager.run_leases(manager.lease.ttl / 5), name="botarena-leases"
+        )
     server = grpc.aio.server(
         options=[
             ("grpc.max_receive_message_length", max_receive_message_bytes),
@@ -229,6 +239,10 @@ async def create_server(
             await web_ui.close()
         if ladder is not None:
             await ladder.close()
+        if heartbeat is not None:
+            heartbeat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await heartbeat
         manager.close()
         await health_servicer.enter_graceful_shutdown()
         await original_stop(grace)

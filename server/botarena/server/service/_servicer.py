@@ -42,7 +42,7 @@ from botarena.server.service._convert import (
     match_id_of,
 )
 from botarena.server.service._errors import handle_errors, handle_stream_errors
-from botarena.server.service._paging import match_page
+from botarena.server.service._paging import match_nodes, match_page
 from botarena.server.service._registry import ConfigOverrides, codec_for_game, codec_for_proto
 from botarena.server.service._replays import encode_replay
 from botarena.server.service.codecs import GameCodec
@@ -162,8 +162,10 @@ class MatchServicer:
         """Return a match's public state."""
         match_id = match_id_of("name", request.name)
         response = match_service_pb2.GetMatchResponse()
-        if not encode_summary(self.manager.find(match_id), response.match):
+        match = self.manager.find(match_id)
+        if not encode_summary(match, response.match):
             raise MatchNotFoundError(match_id)
+        response.match.node = match_nodes(self.manager, [match]).get(match_id, "")
         return response
 
     @handle_errors

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["SchemaTooNewError", "StoreError"]
+__all__ = ["LeaseLostError", "SchemaTooNewError", "StoreError"]
 
 
 class StoreError(Exception):
@@ -24,3 +24,12 @@ class SchemaTooNewError(StoreError):
         )
         self.found = found
         self.known = known
+
+
+class LeaseLostError(StoreError):
+    """A write for a match whose lease this node no longer holds: another node runs it
+    now, and nothing of the write was kept."""
+
+    def __init__(self, match_id: str) -> None:
+        super().__init__(f"the lease of match {match_id} is held by another node")
+        self.match_id = match_id

@@ -3,9 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from botarena.server.store._records import StoredEvent, StoredMatch, StoredResult, StoredSeat
+from botarena.server.store._records import (
+    Lease,
+    LeaseHolder,
+    StoredEvent,
+    StoredMatch,
+    StoredResult,
+    StoredSeat,
+)
+
+if TYPE_CHECKING:
+    from botarena.server.store.ladder import LadderStore
 
 __all__ = ["Store"]
 
@@ -13,13 +23,21 @@ __all__ = ["Store"]
 class Store(Protocol):
     """Durable matches, event logs and results.
 
-    Methods are synchronous: the embedded SQLite commits in tens of microseconds, and the
-    server calls them from its one event loop thread. Every write method is one
-    transaction: when it returns, its data survives a crash of the process.
+    Methods are synchronous: the embedded SQLite commits in tens of microseconds, a
+    PostgreSQL on the same host in hundreds, and the server calls them from its one event
+    loop thread. Every write method is one transaction: when it returns, its data
+    survives a crash of the process.
+
+    Several nodes that share one database hold each unfinished match through a lease
+    (:class:`Lease`): the writes of a match take the node's lease, and fail with
+    :class:`LeaseLostError` once another node holds it.
     """
 
-    def create_match(self, match: StoredMatch, events: Sequence[StoredEvent]) -> None:
-        """Store a new match with its seats and first log entries.
+    def create_match(
+        self, match: StoredMatch, events: Sequence[StoredEvent], *, lease: Lease | None = None
+    ) -> None:
+        """Store a new match with its seats and first log entries, and with ``lease``
+        hold it for that node.
 
         Raises:
             StoreError: ``match.match_id`` or ``match.sequence`` is taken.
@@ -32,11 +50,17 @@ class Store(Protocol):
         events: Sequence[StoredEvent],
         seats: Sequence[StoredSeat],
         result: StoredResult | None = None,
+        *,
+        lease: Lease | None = None,
     ) -> None:
         """Append log entries, update the seats' clocks, counters and token hashes, and
         store the result if the match has finished, all in one transaction.
 
+        With ``lease`` the write happens only while that node holds the match's lease,
+        which it renews; a result ends the lease.
+
         Raises:
+            LeaseLostError: Another node holds the lease; nothing was written.
             StoreError: An entry's version is taken or the match is unknown.
         """
         ...
@@ -81,6 +105,39 @@ class Store(Protocol):
 
     def last_sequence(self) -> int:
         """Return the largest match sequence number stored, 0 when there is none."""
+        ...
+
+    def next_sequence(self) -> int:
+        """Return a match sequence number larger than every stored one and every one
+        given before (by any store on the database, for PostgreSQL)."""
+        ...
+
+    def lease_holder(self, match_id: str) -> LeaseHolder | None:
+        """Return who holds the lease of ``match_id`` (expired or not), or ``None``."""
+        ...
+
+    def lease_holders(self, match_ids: Sequence[str]) -> dict[str, LeaseHolder]:
+        """Return who holds the lease of each of ``match_ids`` that has one."""
+        ...
+
+    def renew_leases(self, lease: Lease) -> set[str]:
+        """Extend every lease ``lease.owner`` holds by ``lease.ttl``; return their
+        matches (a match missing from it is no longer this node's)."""
+        ...
+
+    def claim_leases(
+        self, lease: Lease, *, match_id: str | None = None, limit: int = 100
+    ) -> list[str]:
+        """Take for ``lease`` the expired leases and the unfinished matches that have
+        none (only ``match_id`` when given), at most ``limit`` of each; return them."""
+        ...
+
+    def release_leases(self, owner: str) -> None:
+        """Let every lease of ``owner`` expire now (a node that stops cleanly)."""
+        ...
+
+    def ladder_store(self) -> LadderStore:
+        """Return the ladder's tables, on this store's database."""
         ...
 
     def close(self) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["StoredEvent", "StoredMatch", "StoredResult", "StoredSeat"]
+__all__ = ["Lease", "LeaseHolder", "StoredEvent", "StoredMatch", "StoredResult", "StoredSeat"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,3 +112,33 @@ class StoredMatch:
     def finished(self) -> bool:
         """Whether the match has a result."""
         return self.result is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Lease:
+    """A node's claim on the matches it runs, in a database several nodes share.
+
+    Attributes:
+        owner: The node's id, unique among the nodes (new at every start).
+        address: Where bots reach the node (``botarena serve --advertise HOST:PORT``).
+        ttl: Seconds a lease lasts unless renewed.
+    """
+
+    owner: str
+    address: str
+    ttl: float
+
+
+@dataclass(frozen=True, slots=True)
+class LeaseHolder:
+    """Who holds a match's lease.
+
+    Attributes:
+        owner: The holding node's id.
+        address: Where bots reach it.
+        expired: Whether the lease has run out (the node stopped renewing it).
+    """
+
+    owner: str
+    address: str
+    expired: bool

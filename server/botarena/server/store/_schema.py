@@ -10,32 +10,59 @@ To add a migration, write its statements as a tuple of strings and append it to
 :data:`MIGRATIONS` (``MIGRATIONS = (MATCHES_V1, LADDER_V1, REQUEST_IDS)``); the next
 open applies it.
 
-The SQL is kept portable to PostgreSQL (docs/decisions.md: Persistence): ``TEXT``,
-``INTEGER``/``BIGINT``, ``DOUBLE PRECISION`` epoch seconds, ``BOOLEAN``, and ``BLOB``,
-which becomes ``bytea`` there; no ``AUTOINCREMENT``, ``WITHOUT ROWID`` or PRAGMAs here.
+One history serves both back ends (``SqliteStore`` and ``PostgresStore``). The SQL is
+portable (docs/decisions.md: Persistence): ``TEXT``, ``INTEGER``/``BIGINT``, ``DOUBLE
+PRECISION`` epoch seconds, ``BOOLEAN``, and ``BLOB``, which PostgreSQL spells ``BYTEA``
+(:func:`statement_for` rewrites that one word); no ``AUTOINCREMENT``, ``WITHOUT ROWID``
+or PRAGMAs. A statement that has no portable form is a :class:`PerDialect`, with the
+SQL of each back end (empty: nothing to do there).
 """
 
 from __future__ import annotations
 
-import sqlite3
+import re
 import time
 from collections.abc import Sequence
+from typing import NamedTuple
 
+from botarena.server.store._database import Database, Dialect, Session
 from botarena.server.store._errors import SchemaTooNewError, StoreError
 
 __all__ = [
+    "CLUSTER",
     "FAIR_PLAY",
+    "LADDER_CLUSTER",
     "LADDER_V1",
     "MATCHES_V1",
     "MIGRATIONS",
     "REQUEST_IDS",
     "Migration",
+    "PerDialect",
     "migrate",
     "schema_version",
+    "statement_for",
 ]
 
-Migration = Sequence[str]
+
+class PerDialect(NamedTuple):
+    """A migration statement written for each back end (an empty one: nothing there)."""
+
+    sqlite: str
+    postgresql: str
+
+
+Migration = Sequence[str | PerDialect]
 """One migration: SQL statements applied together in one transaction."""
+
+_BLOB = re.compile(r"\bBLOB\b")
+
+
+def statement_for(statement: str | PerDialect, dialect: Dialect) -> str:
+    """Return the SQL of a migration statement in ``dialect`` (empty: nothing to run)."""
+    if isinstance(statement, PerDialect):
+        return statement.sqlite if dialect == "sqlite" else statement.postgresql
+    return statement if dialect == "sqlite" else _BLOB.sub("BYTEA", statement)
+
 
 MATCHES_V1: Migration = (
     # One row per match: what it was created with and where it stands. `config` is the
@@ -160,7 +187,73 @@ FAIR_PLAY: Migration = (
 )
 """Migration 4: the seats' stand-in moves and forfeit reasons."""
 
-MIGRATIONS: Sequence[Migration] = (MATCHES_V1, LADDER_V1, REQUEST_IDS, FAIR_PLAY)
+CLUSTER: Migration = (
+    # Which node runs each unfinished match (docs/decisions.md: Several nodes): the
+    # owner's id and the address bots reach it at, until `expiry` (epoch seconds of the
+    # database's clock) unless the owner renews it. A row goes when its match finishes.
+    """CREATE TABLE match_leases (
+        match_id TEXT PRIMARY KEY REFERENCES matches (match_id),
+        owner TEXT NOT NULL,
+        address TEXT NOT NULL,
+        expiry DOUBLE PRECISION NOT NULL
+    )""",
+    "CREATE INDEX match_leases_by_owner ON match_leases (owner)",
+    # Nodes sharing one database take match sequence numbers from one counter (SQLite
+    # has one process: MAX(sequence) + 1 is enough).
+    PerDialect(
+        sqlite="",
+        postgresql="CREATE SEQUENCE match_sequence OWNED BY matches.sequence",
+    ),
+    PerDialect(
+        sqlite="",
+        postgresql="SELECT setval('match_sequence', COALESCE(MAX(sequence), 0) + 1, false) "
+        "FROM matches",
+    ),
+)
+"""Migration 5: match leases, and one sequence for every node."""
+
+LADDER_CLUSTER: Migration = (
+    # Which node holds each bot's Connect stream (docs/decisions.md: Several nodes), so
+    # that the one node that schedules (the ladder's advisory lock) sees the bots of
+    # every node: the node's lease owner id, the capacity and resume_seats of the
+    # stream, a generation that grows with every Connect (a reconnect), when the node
+    # last renewed the row and when the stream ended (NULL while open); times are the
+    # ladder's epoch seconds, like its other tables.
+    """CREATE TABLE ladder_presence (
+        bot_id TEXT PRIMARY KEY REFERENCES ladder_bots (bot_id),
+        node TEXT NOT NULL,
+        capacity INTEGER NOT NULL,
+        resume_seats BOOLEAN NOT NULL,
+        generation BIGINT NOT NULL,
+        seen DOUBLE PRECISION NOT NULL,
+        dropped DOUBLE PRECISION
+    )""",
+    # Assignments the scheduling node made for bots connected to another node, until
+    # that node claims (deletes) them and pushes them down the bot's stream: the seat's
+    # token waits here for at most a poll interval, then only its hash is kept.
+    # `address` is the HOST:PORT of the node that runs the match.
+    """CREATE TABLE ladder_assignments (
+        match_id TEXT NOT NULL,
+        seat INTEGER NOT NULL,
+        bot_id TEXT NOT NULL,
+        node TEXT NOT NULL,
+        game TEXT NOT NULL,
+        seat_token TEXT NOT NULL,
+        address TEXT NOT NULL,
+        PRIMARY KEY (match_id, seat)
+    )""",
+    "CREATE INDEX ladder_assignments_by_node ON ladder_assignments (node)",
+)
+"""Migration 6: the ladder's bots as every node sees them, and assignments between nodes."""
+
+MIGRATIONS: Sequence[Migration] = (
+    MATCHES_V1,
+    LADDER_V1,
+    REQUEST_IDS,
+    FAIR_PLAY,
+    CLUSTER,
+    LADDER_CLUSTER,
+)
 """Every migration in order; append new ones at the end."""
 
 _VERSION_TABLE = """CREATE TABLE IF NOT EXISTS schema_version (
@@ -169,18 +262,22 @@ _VERSION_TABLE = """CREATE TABLE IF NOT EXISTS schema_version (
 )"""
 
 
-def schema_version(connection: sqlite3.Connection) -> int:
+def schema_version(session: Session) -> int:
     """Return the number of migrations applied to the database (0 for an empty one)."""
-    connection.execute(_VERSION_TABLE)
-    row = connection.execute("SELECT COALESCE(MAX(version), 0) FROM schema_version").fetchone()
-    return int(row[0])
+    session.run(_VERSION_TABLE)
+    row = session.row("SELECT COALESCE(MAX(version), 0) FROM schema_version")
+    return int(row[0]) if row is not None else 0
 
 
-def migrate(connection: sqlite3.Connection, migrations: Sequence[Migration] = MIGRATIONS) -> int:
+# Any constant: the advisory lock that serialises PostgreSQL migrations.
+_MIGRATION_LOCK = 0x6274_6172_656E_6101
+
+
+def migrate(database: Database, migrations: Sequence[Migration] = MIGRATIONS) -> int:
     """Apply the migrations the database has not seen, each in its own transaction.
 
     Args:
-        connection: An autocommit connection (``isolation_level=None``).
+        database: The database.
         migrations: The migrations this code knows, in order.
 
     Returns:
@@ -189,29 +286,28 @@ def migrate(connection: sqlite3.Connection, migrations: Sequence[Migration] = MI
     Raises:
         SchemaTooNewError: The database has seen more migrations than ``migrations``.
         StoreError: A statement of a migration failed; that migration is rolled back.
-        sqlite3.Error: The database cannot be read.
+        Exception: One of ``database.errors``: the database cannot be read.
     """
     while True:
-        # BEGIN IMMEDIATE takes the write lock before reading the version, so two
-        # processes opening one new file cannot both apply a migration.
-        connection.execute("BEGIN IMMEDIATE")
-        try:
-            current = schema_version(connection)
+        # Each round holds the write lock (SQLite: BEGIN IMMEDIATE; PostgreSQL: an
+        # advisory lock) before reading the version, so two processes opening one new
+        # database cannot both apply a migration.
+        with database.transaction() as session:
+            if database.dialect == "postgresql":
+                session.row("SELECT pg_advisory_xact_lock(?)", (_MIGRATION_LOCK,))
+            current = schema_version(session)
             if current > len(migrations):
                 raise SchemaTooNewError(current, len(migrations))
             if current == len(migrations):
-                connection.execute("COMMIT")
                 return current
             try:
                 for statement in migrations[current]:
-                    connection.execute(statement)
-            except sqlite3.Error as error:
+                    sql = statement_for(statement, database.dialect)
+                    if sql:
+                        session.run(sql)
+            except database.errors as error:
                 raise StoreError(f"schema migration {current + 1} failed: {error}") from error
-            connection.execute(
+            session.run(
                 "INSERT INTO schema_version (version, applied_time) VALUES (?, ?)",
                 (current + 1, time.time()),
             )
-            connection.execute("COMMIT")
-        except BaseException:
-            connection.execute("ROLLBACK")
-            raise

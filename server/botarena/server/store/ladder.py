@@ -1,27 +1,32 @@
 """The ladder's tables: registered bots with their ratings, ladder matches and their seats.
 
 The tables are migration 2 of the store's schema (``_schema.LADDER_V1``), so they live
-in the server's one database beside the matches.
-:class:`LadderStore` reads and writes these tables over a ``sqlite3.Connection``; each
-write is one transaction, so a recorded result and the ratings it moved are durable
-together (DESIGN.md: Persistence and scale). Never imports grpc.
+in the server's one database beside the matches, SQLite or PostgreSQL.
+:class:`LadderStore` is the protocol the ladder reads and writes them through;
+:class:`SqlLadderStore` implements it on the core store's database (``Store.ladder_store()``),
+one SQL for both back ends. Each write is one transaction, so a recorded result and the
+ratings it moved are durable together (DESIGN.md: Persistence and scale). Never imports
+grpc.
 """
 
 from __future__ import annotations
 
-import contextlib
-import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
+
+from botarena.server.store._database import Database
+from botarena.server.store._errors import StoreError
 
 __all__ = [
     "BotRecord",
     "LadderMatchRecord",
     "LadderStore",
+    "NodeAssignment",
+    "Presence",
     "SeatRecord",
     "SeatResult",
+    "SqlLadderStore",
 ]
 
 
@@ -120,6 +125,57 @@ class SeatResult:
     sigma: float
 
 
+@dataclass(frozen=True, slots=True)
+class Presence:
+    """A bot's Connect stream as every node of a cluster sees it (``ladder_presence``).
+
+    Attributes:
+        bot_id: The bot.
+        game: The bot's game.
+        node: The lease owner id of the node that holds the stream.
+        capacity: The stream's capacity.
+        resume_seats: The stream's ``resume_seats``.
+        generation: Grows with every Connect of the bot (a reconnect shows here).
+        connected: The stream is open and its node renewed the row lately.
+        dropped: When the stream ended, or ``None`` (open, or its node died).
+    """
+
+    bot_id: str
+    game: str
+    node: str
+    capacity: int
+    resume_seats: bool
+    generation: int
+    connected: bool
+    dropped: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class NodeAssignment:
+    """An assignment waiting in ``ladder_assignments`` for the node of the bot's stream.
+
+    Attributes:
+        match_id: The match.
+        seat: The seat index.
+        bot_id: The bot that plays it.
+        node: The lease owner id of the node that holds the bot's stream.
+        game: The match's game.
+        seat_token: The seat's token.
+        address: ``HOST:PORT`` of the node that runs the match.
+    """
+
+    match_id: str
+    seat: int
+    bot_id: str
+    node: str
+    game: str
+    seat_token: str
+    address: str
+
+
+# Any constant: the advisory lock the node that schedules the ladder holds.
+_LADDER_LOCK = 0x6274_6172_656E_6102
+
 _BOT_COLUMNS = (
     "bot_id, name, owner, game, secret_hash, mu, sigma, games, wins, score_sum, timeouts, "
     "crashes, bad_streak, paused"
@@ -154,58 +210,133 @@ def _seat(row: Any) -> SeatRecord:
     )
 
 
-class LadderStore:
-    """Reads and writes the ladder's tables.
+class LadderStore(Protocol):
+    """The ladder's bots, matches and seats. Every write is one transaction."""
+
+    def add_bot(self, bot: BotRecord, created: float) -> bool:
+        """Insert a new bot; return False when its name is taken in its game."""
+        ...
+
+    def bot(self, bot_id: str) -> BotRecord | None:
+        """Return the bot ``bot_id``, or ``None``."""
+        ...
+
+    def bots(self, game: str) -> list[BotRecord]:
+        """Return every bot of ``game``, in registration order."""
+        ...
+
+    def resume_bot(self, bot_id: str) -> bool:
+        """Un-pause ``bot_id`` and reset its bad streak; return False when there is no such
+        bot."""
+        ...
+
+    def add_match(
+        self, match_id: str, game: str, started: float, seats: Sequence[SeatRecord]
+    ) -> None:
+        """Record a new ladder match and its seats (no result yet)."""
+        ...
+
+    def record_result(
+        self,
+        match_id: str,
+        finished: float,
+        results: Sequence[SeatResult],
+        *,
+        pause_after: int,
+    ) -> None:
+        """Store a finished match's result and update every seat's bot, in one transaction
+        (nothing when it has one already)."""
+        ...
+
+    def abandon(self, match_id: str, finished: float) -> None:
+        """Mark a match the server lost as finished without a result."""
+        ...
+
+    def match(self, match_id: str) -> LadderMatchRecord | None:
+        """Return the ladder match ``match_id`` with its seats, or ``None``."""
+        ...
+
+    def unfinished_matches(self) -> list[LadderMatchRecord]:
+        """Return the matches without a recorded result, oldest first."""
+        ...
+
+    def bot_matches(self, bot_id: str, limit: int) -> list[LadderMatchRecord]:
+        """Return up to ``limit`` matches of ``bot_id``, newest first."""
+        ...
+
+    def pair_counts(self, game: str, since: float | None = None) -> dict[frozenset[str], int]:
+        """Return how many matches each pair of bots of ``game`` shared."""
+        ...
+
+    def seat_counts(self, game: str) -> dict[str, dict[int, int]]:
+        """Return, per bot of ``game``, how many matches it played in each seat."""
+        ...
+
+    def ended_matches(self) -> list[str]:
+        """Return the ladder matches without a recorded result whose match has finished
+        (by whichever node ran it), oldest first."""
+        ...
+
+    # Several nodes on one database (docs/decisions.md: Several nodes).
+
+    def lead(self) -> bool:
+        """Take, or confirm holding, the ladder's lock: the one node that holds it
+        schedules and writes ratings (a PostgreSQL advisory lock; SQLite: always)."""
+        ...
+
+    def release_lead(self) -> None:
+        """Let the ladder's lock go, if held."""
+        ...
+
+    def present(
+        self, bot_id: str, node: str, capacity: int, resume_seats: bool, now: float
+    ) -> None:
+        """Note that ``node`` holds a new Connect stream of ``bot_id``."""
+        ...
+
+    def renew_presence(self, node: str, now: float) -> set[str]:
+        """Renew the open streams ``node`` holds; return their bots (a bot missing from
+        it has connected to another node since)."""
+        ...
+
+    def absent(self, bot_id: str, node: str, dropped: float | None) -> None:
+        """Note that the stream ``node`` held for ``bot_id`` ended at ``dropped``
+        (``None``: the node stops, which is not the bot's doing)."""
+        ...
+
+    def presence(self, *, fresh_since: float, game: str = "") -> list[Presence]:
+        """Return the presence of every bot (of ``game`` when given) that has connected;
+        a stream counts as connected while open and renewed at ``fresh_since`` or
+        later."""
+        ...
+
+    def add_assignments(self, assignments: Sequence[NodeAssignment]) -> None:
+        """Queue assignments for the nodes of the bots' streams."""
+        ...
+
+    def claim_assignments(self, node: str) -> list[NodeAssignment]:
+        """Take (delete and return) the assignments queued for ``node``."""
+        ...
+
+
+class SqlLadderStore:
+    """The :class:`LadderStore` on the core store's :class:`Database` (SQLite or
+    PostgreSQL): get one from ``Store.ladder_store()``, which closes the database.
 
     Args:
-        connection: An open connection to a database at the current schema (a
-            :class:`~botarena.server.store.SqliteStore`'s ``connection``). Every method
-            runs on the caller's thread; one event loop uses it.
+        database: A database at the current schema.
     """
 
-    def __init__(self, connection: sqlite3.Connection) -> None:
-        self.connection = connection
-
-    @classmethod
-    def open(cls, path: str | Path) -> LadderStore:
-        """Open (or create) the botarena database at ``path`` for the ladder's tables alone.
-
-        The server shares its :class:`~botarena.server.store.SqliteStore`'s connection
-        instead; this is for tools and tests. ``":memory:"`` gives a throwaway database.
-
-        Raises:
-            StoreError: As :class:`~botarena.server.store.SqliteStore`.
-        """
-        from botarena.server.store._sqlite import SqliteStore
-
-        return cls(SqliteStore(path).connection)
-
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[None]:
-        # Explicit BEGIN/COMMIT: atomic whatever the connection's isolation_level, and
-        # part of the caller's transaction when one is open.
-        if self.connection.in_transaction:
-            yield
-            return
-        self.connection.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            self.connection.rollback()
-            raise
-        self.connection.commit()
-
-    def close(self) -> None:
-        """Close the connection."""
-        self.connection.close()
+    def __init__(self, database: Database) -> None:
+        self.database = database
 
     # ------------------------------------------------------------------ bots
 
     def add_bot(self, bot: BotRecord, created: float) -> bool:
         """Insert a new bot; return False when its name is taken in its game."""
         try:
-            with self._transaction():
-                self.connection.execute(
+            with self.database.transaction() as db:
+                db.run(
                     "INSERT INTO ladder_bots (bot_id, name, owner, game, secret_hash, created, "
                     "mu, sigma) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (
@@ -219,34 +350,34 @@ class LadderStore:
                         bot.sigma,
                     ),
                 )
-        except sqlite3.IntegrityError:
+        except StoreError:  # the name is taken in its game (UNIQUE)
             return False
         return True
 
     def bot(self, bot_id: str) -> BotRecord | None:
         """Return the bot ``bot_id``, or ``None``."""
-        row = self.connection.execute(
-            f"SELECT {_BOT_COLUMNS} FROM ladder_bots WHERE bot_id = ?", (bot_id,)
-        ).fetchone()
+        with self.database.session() as db:
+            row = db.row(f"SELECT {_BOT_COLUMNS} FROM ladder_bots WHERE bot_id = ?", (bot_id,))
         return None if row is None else _bot(row)
 
     def bots(self, game: str) -> list[BotRecord]:
         """Return every bot of ``game``, in registration order."""
-        rows = self.connection.execute(
-            f"SELECT {_BOT_COLUMNS} FROM ladder_bots WHERE game = ? ORDER BY created, bot_id",
-            (game,),
-        )
+        with self.database.session() as db:
+            rows = db.rows(
+                f"SELECT {_BOT_COLUMNS} FROM ladder_bots WHERE game = ? ORDER BY created, bot_id",
+                (game,),
+            )
         return [_bot(row) for row in rows]
 
     def resume_bot(self, bot_id: str) -> bool:
         """Un-pause ``bot_id`` and reset its bad streak; return False when there is no such
         bot."""
-        with self._transaction():
-            cursor = self.connection.execute(
+        with self.database.transaction() as db:
+            changed = db.run(
                 "UPDATE ladder_bots SET paused = FALSE, bad_streak = 0 WHERE bot_id = ?",
                 (bot_id,),
             )
-        return cursor.rowcount == 1
+        return changed == 1
 
     # ------------------------------------------------------------------ matches
 
@@ -254,12 +385,12 @@ class LadderStore:
         self, match_id: str, game: str, started: float, seats: Sequence[SeatRecord]
     ) -> None:
         """Record a new ladder match and its seats (no result yet)."""
-        with self._transaction():
-            self.connection.execute(
+        with self.database.transaction() as db:
+            db.run(
                 "INSERT INTO ladder_matches (match_id, game, started) VALUES (?, ?, ?)",
                 (match_id, game, started),
             )
-            self.connection.executemany(
+            db.run_many(
                 "INSERT INTO ladder_seats (match_id, seat, bot_id, mu_before, sigma_before) "
                 "VALUES (?, ?, ?, ?, ?)",
                 [(match_id, s.seat, s.bot_id, s.mu_before, s.sigma_before) for s in seats],
@@ -281,13 +412,21 @@ class LadderStore:
         seats = self.match(match_id)
         if seats is None or seats.finished is not None:
             return
-        with self._transaction():
-            self.connection.execute(
-                "UPDATE ladder_matches SET finished = ? WHERE match_id = ?", (finished, match_id)
-            )
+        with self.database.transaction() as db:
+            # The guard is part of the write: of two writers at once (a scheduling node
+            # that lost its lock and does not know it yet), the second changes nothing.
+            if (
+                db.run(
+                    "UPDATE ladder_matches SET finished = ? "
+                    "WHERE match_id = ? AND finished IS NULL",
+                    (finished, match_id),
+                )
+                != 1
+            ):
+                return
             for seat, result in zip(seats.seats, results, strict=True):
                 bad = result.timeouts > 0 or result.crashed
-                self.connection.execute(
+                db.run(
                     "UPDATE ladder_seats SET score = ?, rank = ?, forfeited = ?, timeouts = ?, "
                     "crashed = ?, mu_after = ?, sigma_after = ? WHERE match_id = ? AND seat = ?",
                     (
@@ -302,7 +441,7 @@ class LadderStore:
                         seat.seat,
                     ),
                 )
-                self.connection.execute(
+                db.run(
                     "UPDATE ladder_bots SET mu = ?, sigma = ?, games = games + 1, wins = wins + ?, "
                     "score_sum = score_sum + ?, timeouts = timeouts + ?, crashes = crashes + ?, "
                     "bad_streak = CASE WHEN ? THEN bad_streak + 1 ELSE 0 END, "
@@ -324,8 +463,8 @@ class LadderStore:
 
     def abandon(self, match_id: str, finished: float) -> None:
         """Mark a match the server lost as finished without a result: it counts for nobody."""
-        with self._transaction():
-            self.connection.execute(
+        with self.database.transaction() as db:
+            db.run(
                 "UPDATE ladder_matches SET finished = ?, abandoned = TRUE "
                 "WHERE match_id = ? AND finished IS NULL",
                 (finished, match_id),
@@ -333,64 +472,187 @@ class LadderStore:
 
     def match(self, match_id: str) -> LadderMatchRecord | None:
         """Return the ladder match ``match_id`` with its seats, or ``None``."""
-        row = self.connection.execute(
-            "SELECT match_id, game, started, finished, abandoned FROM ladder_matches "
-            "WHERE match_id = ?",
-            (match_id,),
-        ).fetchone()
+        with self.database.session() as db:
+            row = db.row(
+                "SELECT match_id, game, started, finished, abandoned FROM ladder_matches "
+                "WHERE match_id = ?",
+                (match_id,),
+            )
         return None if row is None else self._with_seats(row)
 
     def unfinished_matches(self) -> list[LadderMatchRecord]:
         """Return the matches without a recorded result, oldest first."""
-        rows = self.connection.execute(
-            "SELECT match_id, game, started, finished, abandoned FROM ladder_matches "
-            "WHERE finished IS NULL ORDER BY started, match_id"
-        ).fetchall()
+        with self.database.session() as db:
+            rows = db.rows(
+                "SELECT match_id, game, started, finished, abandoned FROM ladder_matches "
+                "WHERE finished IS NULL ORDER BY started, match_id"
+            )
         return [self._with_seats(row) for row in rows]
 
     def bot_matches(self, bot_id: str, limit: int) -> list[LadderMatchRecord]:
         """Return up to ``limit`` matches of ``bot_id``, newest first."""
-        rows = self.connection.execute(
-            "SELECT m.match_id, m.game, m.started, m.finished, m.abandoned "
-            "FROM ladder_matches m WHERE m.match_id IN "
-            "(SELECT match_id FROM ladder_seats WHERE bot_id = ?) "
-            "ORDER BY m.started DESC, m.match_id LIMIT ?",
-            (bot_id, limit),
-        ).fetchall()
+        with self.database.session() as db:
+            rows = db.rows(
+                "SELECT m.match_id, m.game, m.started, m.finished, m.abandoned "
+                "FROM ladder_matches m WHERE m.match_id IN "
+                "(SELECT match_id FROM ladder_seats WHERE bot_id = ?) "
+                "ORDER BY m.started DESC, m.match_id LIMIT ?",
+                (bot_id, limit),
+            )
         return [self._with_seats(row) for row in rows]
 
     def pair_counts(self, game: str, since: float | None = None) -> dict[frozenset[str], int]:
         """Return how many matches each pair of bots of ``game`` shared (abandoned ones
         included: they took the pair's time), only those started at ``since`` or later
         when given."""
-        rows = self.connection.execute(
-            "SELECT a.bot_id, b.bot_id, COUNT(*) FROM ladder_seats a "
-            "JOIN ladder_seats b ON a.match_id = b.match_id AND a.bot_id < b.bot_id "
-            "JOIN ladder_matches m ON m.match_id = a.match_id "
-            "WHERE m.game = ? AND m.started >= ? GROUP BY a.bot_id, b.bot_id",
-            (game, -1.0 if since is None else since),
-        )
-        return {frozenset((first, second)): count for first, second, count in rows}
+        with self.database.session() as db:
+            rows = db.rows(
+                "SELECT a.bot_id, b.bot_id, COUNT(*) FROM ladder_seats a "
+                "JOIN ladder_seats b ON a.match_id = b.match_id AND a.bot_id < b.bot_id "
+                "JOIN ladder_matches m ON m.match_id = a.match_id "
+                "WHERE m.game = ? AND m.started >= ? GROUP BY a.bot_id, b.bot_id",
+                (game, -1.0 if since is None else since),
+            )
+        return {frozenset((first, second)): int(count) for first, second, count in rows}
 
     def seat_counts(self, game: str) -> dict[str, dict[int, int]]:
         """Return, per bot of ``game``, how many matches it played in each seat."""
         counts: dict[str, dict[int, int]] = {}
-        rows = self.connection.execute(
-            "SELECT s.bot_id, s.seat, COUNT(*) FROM ladder_seats s "
-            "JOIN ladder_matches m ON m.match_id = s.match_id WHERE m.game = ? "
-            "GROUP BY s.bot_id, s.seat",
-            (game,),
-        )
+        with self.database.session() as db:
+            rows = db.rows(
+                "SELECT s.bot_id, s.seat, COUNT(*) FROM ladder_seats s "
+                "JOIN ladder_matches m ON m.match_id = s.match_id WHERE m.game = ? "
+                "GROUP BY s.bot_id, s.seat",
+                (game,),
+            )
         for bot_id, seat, count in rows:
-            counts.setdefault(bot_id, {})[seat] = count
+            counts.setdefault(bot_id, {})[seat] = int(count)
         return counts
+
+    def ended_matches(self) -> list[str]:
+        """Return the unrecorded ladder matches whose match has finished, oldest first."""
+        with self.database.session() as db:
+            rows = db.rows(
+                "SELECT l.match_id FROM ladder_matches l JOIN matches m "
+                "ON m.match_id = l.match_id WHERE l.finished IS NULL AND m.finished = ? "
+                "ORDER BY l.started, l.match_id",
+                (True,),
+            )
+        return [str(row[0]) for row in rows]
+
+    # ------------------------------------------------------------------ several nodes
+
+    def lead(self) -> bool:
+        """Take, or confirm holding, the ladder's lock (see ``LadderStore``)."""
+        return self.database.hold_lock(_LADDER_LOCK)
+
+    def release_lead(self) -> None:
+        """Let the ladder's lock go, if held."""
+        self.database.release_lock(_LADDER_LOCK)
+
+    def present(
+        self, bot_id: str, node: str, capacity: int, resume_seats: bool, now: float
+    ) -> None:
+        """Note that ``node`` holds a new Connect stream of ``bot_id``."""
+        with self.database.transaction() as db:
+            db.run(
+                "INSERT INTO ladder_presence (bot_id, node, capacity, resume_seats, generation, "
+                "seen, dropped) VALUES (?, ?, ?, ?, 1, ?, NULL) ON CONFLICT (bot_id) DO UPDATE "
+                "SET node = excluded.node, capacity = excluded.capacity, "
+                "resume_seats = excluded.resume_seats, "
+                "generation = ladder_presence.generation + 1, seen = excluded.seen, "
+                "dropped = NULL",
+                (bot_id, node, capacity, resume_seats, now),
+            )
+
+    def renew_presence(self, node: str, now: float) -> set[str]:
+        """Renew the open streams ``node`` holds; return their bots."""
+        with self.database.transaction() as db:
+            rows = db.rows(
+                "UPDATE ladder_presence SET seen = ? WHERE node = ? AND dropped IS NULL "
+                "RETURNING bot_id",
+                (now, node),
+            )
+        return {str(row[0]) for row in rows}
+
+    def absent(self, bot_id: str, node: str, dropped: float | None) -> None:
+        """Note that the stream ``node`` held for ``bot_id`` ended (see ``LadderStore``)."""
+        with self.database.transaction() as db:
+            if dropped is None:  # not the bot's doing: just no longer connected
+                db.run(
+                    "UPDATE ladder_presence SET seen = 0 WHERE bot_id = ? AND node = ?",
+                    (bot_id, node),
+                )
+                return
+            db.run(
+                "UPDATE ladder_presence SET dropped = ? "
+                "WHERE bot_id = ? AND node = ? AND dropped IS NULL",
+                (dropped, bot_id, node),
+            )
+
+    def presence(self, *, fresh_since: float, game: str = "") -> list[Presence]:
+        """Return the presence of every bot (of ``game``) that has connected."""
+        with self.database.session() as db:
+            rows = db.rows(
+                "SELECT p.bot_id, b.game, p.node, p.capacity, p.resume_seats, p.generation, "
+                "p.dropped IS NULL AND p.seen >= ?, p.dropped FROM ladder_presence p "
+                "JOIN ladder_bots b ON b.bot_id = p.bot_id WHERE b.game = ? OR ? = '' "
+                "ORDER BY p.bot_id",
+                (fresh_since, game, game),
+            )
+        return [
+            Presence(
+                bot_id=str(bot_id),
+                game=str(bot_game),
+                node=str(node),
+                capacity=int(capacity),
+                resume_seats=bool(resume_seats),
+                generation=int(generation),
+                connected=bool(connected),
+                dropped=None if dropped is None else float(dropped),
+            )
+            for bot_id, bot_game, node, capacity, resume_seats, generation, connected, dropped in (
+                rows
+            )
+        ]
+
+    def add_assignments(self, assignments: Sequence[NodeAssignment]) -> None:
+        """Queue assignments for the nodes of the bots' streams."""
+        with self.database.transaction() as db:
+            db.run_many(
+                "INSERT INTO ladder_assignments (match_id, seat, bot_id, node, game, seat_token, "
+                "address) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (match_id, seat) DO UPDATE "
+                "SET bot_id = excluded.bot_id, node = excluded.node, "
+                "seat_token = excluded.seat_token, address = excluded.address",
+                [
+                    (a.match_id, a.seat, a.bot_id, a.node, a.game, a.seat_token, a.address)
+                    for a in assignments
+                ],
+            )
+
+    def claim_assignments(self, node: str) -> list[NodeAssignment]:
+        """Take (delete and return) the assignments queued for ``node``."""
+        with self.database.transaction() as db:
+            rows = db.rows(
+                "DELETE FROM ladder_assignments WHERE node = ? "
+                "RETURNING match_id, seat, bot_id, node, game, seat_token, address",
+                (node,),
+            )
+        return sorted(
+            (
+                NodeAssignment(str(m), int(s), str(b), str(n), str(g), str(t), str(a))
+                for m, s, b, n, g, t, a in rows
+            ),
+            key=lambda assignment: (assignment.match_id, assignment.seat),
+        )
 
     def _with_seats(self, row: Any) -> LadderMatchRecord:
         match_id, game, started, finished, abandoned = row
-        seats = self.connection.execute(
-            f"SELECT {_SEAT_COLUMNS} FROM ladder_seats WHERE match_id = ? ORDER BY seat",
-            (match_id,),
-        )
+        with self.database.session() as db:
+            seats = db.rows(
+                f"SELECT {_SEAT_COLUMNS} FROM ladder_seats WHERE match_id = ? ORDER BY seat",
+                (match_id,),
+            )
         return LadderMatchRecord(
             match_id=str(match_id),
             game=str(game),
@@ -399,3 +661,7 @@ class LadderStore:
             abandoned=bool(abandoned),
             seats=tuple(_seat(seat) for seat in seats),
         )
+
+    def close(self) -> None:
+        """Close the database (for a ladder store opened on its own, in tools and tests)."""
+        self.database.close()

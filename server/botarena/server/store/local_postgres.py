@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import pwd
+import secrets
 import shutil
 import socket
 import subprocess
@@ -25,7 +26,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["PostgresNotFoundError", "find_postgres_bin", "local_postgres"]
+__all__ = [
+    "PostgresNotFoundError",
+    "create_database",
+    "drop_database",
+    "find_postgres_bin",
+    "local_postgres",
+]
 
 SYSTEM_USER = "botarena-pg"
 DATABASE_USER = "botarena"
@@ -164,3 +171,24 @@ def _start(binaries: Path, data: Path, user: str | None, attempts: int) -> int:
         log = data / "server.log"
         error = started.stderr + (log.read_text() if log.exists() else "")
     raise RuntimeError(f"PostgreSQL did not start in {attempts} attempts:\n{error}")
+
+
+def create_database(server_url: str) -> str:
+    """Create an empty database on the server of ``server_url``; return its URL (the
+    same user, host and port)."""
+    import psycopg
+
+    name = f"botarena_{secrets.token_hex(6)}"
+    with psycopg.connect(server_url, autocommit=True) as connection:
+        connection.execute(f"CREATE DATABASE {name}")
+    return f"{server_url.rsplit('/', 1)[0]}/{name}"
+
+
+def drop_database(server_url: str, url: str) -> None:
+    """Drop the database of ``url`` (made by :func:`create_database`), even while
+    something is still connected to it."""
+    import psycopg
+
+    name = url.rsplit("/", 1)[1]
+    with psycopg.connect(server_url, autocommit=True) as connection:
+        connection.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

@@ -1,0 +1,114 @@
+# mypy: disable-error-code="import-untyped"
+"""The ladder on two ``botarena serve --ladder`` nodes sharing one real PostgreSQL.
+
+One node schedules (it holds the ladder's advisory lock), bots connect to the other,
+and their matches, run by the scheduling node, are played through redirects and rated.
+Killing the scheduling node with SIGKILL hands scheduling over: the other node takes the
+lock, finishes the matches it left (their leases expire) and goes on starting new ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from botarena.bots import get_bot
+from botarena.clients import AsyncLadderClient, run_ladder_bot_async
+from botarena.clients.testing import ServerProcess, free_port
+from botarena.v1 import ladder_pb2, match_pb2
+
+QWIRKLE = match_pb2.GAME_QWIRKLE
+
+
+def _node(url: str, log: Path) -> ServerProcess:
+    port = free_port()
+    options = ["--advertise", f"127.0.0.1:{port}", "--lease-seconds", "2", "--ladder"]
+    return ServerProcess(url, options=options, log_path=log, port=port)
+
+
+def _events(log: Path, name: str) -> list[dict[str, Any]]:
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
+    return [line for line in lines if line.get("event") == name]
+
+
+async def _until(condition: Callable[[], bool]) -> None:
+    while not condition():
+        await asyncio.sleep(0.05)
+
+
+async def _board(address: str) -> dict[str, ladder_pb2.LeaderboardEntry]:
+    async with AsyncLadderClient(target=address) as client:
+        board = await client.get_leaderboard(QWIRKLE)
+    return {entry.bot.display_name: entry for entry in board.entries}
+
+
+def test_bots_on_one_node_play_what_the_other_schedules_until_it_dies_then_the_first_schedules(
+    postgres_database: str, tmp_path: Path
+) -> None:
+    scheduler_log, other_log = tmp_path / "a.log", tmp_path / "b.log"
+    with (
+        _node(postgres_database, scheduler_log) as scheduler,
+        _node(postgres_database, other_log) as other,
+    ):
+        # The first node up takes the ladder's lock; the second keeps trying.
+        scheduler.start()
+        other.start()
+
+        async def run() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], set[str]]:
+            async with AsyncLadderClient(target=scheduler.address) as admin:
+                secrets = {
+                    name: (await admin.register_bot(name, "", QWIRKLE)).secret
+                    for name in ("greedy", "random")
+                }
+            ended: list[str] = []
+            bots = [
+                asyncio.create_task(
+                    run_ladder_bot_async(
+                        functools.partial(get_bot, name),
+                        server=other.address,  # never the scheduling node
+                        secret=secret,
+                        on_match_end=lambda match, outcome: ended.append(match),
+                    )
+                )
+                for name, secret in secrets.items()
+            ]
+            try:
+                await _until(lambda: len(set(ended)) >= 2)
+                before = await _board(other.address)
+                seen_from_scheduler = await _board(scheduler.address)
+                played_before = set(ended)
+                scheduler.kill()  # SIGKILL, perhaps mid-match: no lock or lease let go
+                await _until(lambda: len(set(ended) - played_before) >= 2)
+                after = await _board(other.address)
+            finally:
+                for task in bots:
+                    task.cancel()
+                await asyncio.gather(*bots, return_exceptions=True)
+            return before, seen_from_scheduler, after, played_before
+
+        before, seen_from_scheduler, after, played_before = asyncio.run(
+            asyncio.wait_for(run(), 100)
+        )
+
+    started_by = {
+        "scheduler": {e["match"] for e in _events(scheduler_log, "ladder match started")},
+        "other": {e["match"] for e in _events(other_log, "ladder match started")},
+    }
+    # Before the kill every match was the scheduling node's, played by bots of the other.
+    assert {name.removeprefix("matches/") for name in played_before} <= started_by["scheduler"]
+    assert _events(scheduler_log, "ladder scheduling on this node")
+    assert before["greedy"].games >= 1
+    assert before["greedy"].connected
+    # The leaderboard reads the one database: the same from either node.
+    assert {name: (e.games, e.mu, e.connected) for name, e in before.items()} == {
+        name: (e.games, e.mu, e.connected) for name, e in seen_from_scheduler.items()
+    }
+    # After it: the other node schedules, and rates what it schedules.
+    assert _events(other_log, "ladder scheduling on this node")
+    assert started_by["other"]
+    assert after["greedy"].games > before["greedy"].games
+    assert after["greedy"].games == after["random"].games
