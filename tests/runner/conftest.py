@@ -1,15 +1,20 @@
-"""Fixtures of the runner's tests: ``run_cli`` runs ``botarena match`` in-process."""
+"""Fixtures of the runner's tests: ``run_cli`` runs ``botarena match`` in-process;
+``queue_url`` is a database of its own for a test of the queue."""
 
 from __future__ import annotations
 
 import argparse
 import io
 import json
-from collections.abc import Mapping
+import secrets
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import urlsplit, urlunsplit
 
+import psycopg
 import pytest
+from psycopg import sql
 from rich.console import Console
 
 from botarena.bots import BUILTIN_BOTS
@@ -41,3 +46,19 @@ def run_cli(tmp_path: Path) -> RunCli:
         return status, console.export_text(), document
 
     return run
+
+
+@pytest.fixture
+def queue_url(postgres_url: str) -> Iterator[str]:
+    """The URL of a new, empty database on the session's PostgreSQL server, dropped after
+    the test: each test's queue sees only its own runs."""
+    name = f"queue_{secrets.token_hex(6)}"
+    with psycopg.connect(postgres_url, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield urlunsplit(urlsplit(postgres_url)._replace(path=f"/{name}"))
+    finally:
+        with psycopg.connect(postgres_url, autocommit=True) as admin:
+            admin.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
