@@ -6,19 +6,16 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import secrets
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Protocol
-from urllib.parse import urlsplit, urlunsplit
 
-import psycopg
 import pytest
-from psycopg import sql
 from rich.console import Console
 
 from botarena.bots import BUILTIN_BOTS
 from botarena.clients.runner import BuiltinBot, add_match_arguments, run_match
+from botarena.server.store.local_postgres import scratch_database
 
 
 class RunCli(Protocol):
@@ -52,13 +49,5 @@ def run_cli(tmp_path: Path) -> RunCli:
 def queue_url(postgres_url: str) -> Iterator[str]:
     """The URL of a new, empty database on the session's PostgreSQL server, dropped after
     the test: each test's queue sees only its own runs."""
-    name = f"queue_{secrets.token_hex(6)}"
-    with psycopg.connect(postgres_url, autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    try:
-        yield urlunsplit(urlsplit(postgres_url)._replace(path=f"/{name}"))
-    finally:
-        with psycopg.connect(postgres_url, autocommit=True) as admin:
-            admin.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
+    with scratch_database(postgres_url, "queue") as url:
+        yield url

@@ -33,6 +33,7 @@ import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from botarena.clients.replays import REPLAY_FILE_NAME
 from botarena.clients.runner._folder import game_folder
@@ -315,16 +316,13 @@ async def work(args: argparse.Namespace, builtin: Mapping[str, BuiltinBot]) -> i
             slots = {asyncio.create_task(worker.slot()) for _ in range(args.concurrency)}
             heartbeat = asyncio.create_task(worker.heartbeat())
             stopping = asyncio.create_task(stop.wait())
+            pending: set[asyncio.Task[Any]] = {*slots, heartbeat, stopping}
             try:
-                done, _ = await asyncio.wait(
-                    {*slots, heartbeat, stopping}, return_when=asyncio.FIRST_COMPLETED
-                )
-                while not stopping.done() and not (slots <= done):
-                    if any(task.done() and task.exception() for task in done):
+                while not all(slot.done() for slot in slots):
+                    done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                    failed = any(not task.cancelled() and task.exception() for task in done)
+                    if stopping in done or heartbeat in done or failed:
                         break
-                    done, _ = await asyncio.wait(
-                        {*slots, heartbeat, stopping}, return_when=asyncio.FIRST_COMPLETED
-                    )
                 worker.interrupted = stopping.done()
             finally:
                 for task in (*slots, heartbeat, stopping):

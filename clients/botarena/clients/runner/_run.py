@@ -7,7 +7,9 @@ embedded servers in worker processes that also play the built-in bots (or on ``-
 ``--sprt``, which stops the run once it decides), and writes under ``--out`` each game's
 result as soon as it ends, its replay and each bot's stderr, then ``results.json``
 (``_folder``). ``--resume`` continues a run that was cut short. Ctrl-C stops the run: bot
-processes are killed and what finished is still reported and written.
+processes are killed and what finished is still reported and written. With ``--queue
+URL`` the games are played by ``botarena worker`` processes on any machines instead, and
+the run follows their results (``_queue_run``).
 
 A bot that cannot start, or is gone before the end of its first game, fails the run: the
 other games are cancelled, their bots killed, the bot's last stderr lines printed, and
@@ -640,6 +642,8 @@ def _validate(args: argparse.Namespace) -> None:
         raise SystemExit("botarena match: --move-time and --join-timeout must be positive")
     if args.max_stand_ins <= 0:
         raise SystemExit("botarena match: --max-stand-ins must be positive")
+    if args.run and not args.queue:
+        raise SystemExit("botarena match: --run ID follows a queued run: give --queue URL too")
 
 
 def _flag(option: str) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import pwd
+import secrets
 import shutil
 import socket
 import subprocess
@@ -24,8 +25,9 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
-__all__ = ["PostgresNotFoundError", "find_postgres_bin", "local_postgres"]
+__all__ = ["PostgresNotFoundError", "find_postgres_bin", "local_postgres", "scratch_database"]
 
 SYSTEM_USER = "botarena-pg"
 DATABASE_USER = "botarena"
@@ -164,3 +166,22 @@ def _start(binaries: Path, data: Path, user: str | None, attempts: int) -> int:
         log = data / "server.log"
         error = started.stderr + (log.read_text() if log.exists() else "")
     raise RuntimeError(f"PostgreSQL did not start in {attempts} attempts:\n{error}")
+
+
+@contextmanager
+def scratch_database(server_url: str, prefix: str = "scratch") -> Iterator[str]:
+    """Create a new, empty database on the server of ``server_url``; yield its URL; drop it
+    on exit (``WITH (FORCE)``: connections left open are closed). Needs psycopg."""
+    import psycopg
+    from psycopg import sql
+
+    name = f"{prefix}_{secrets.token_hex(6)}"
+    with psycopg.connect(server_url, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield urlunsplit(urlsplit(server_url)._replace(path=f"/{name}"))
+    finally:
+        with psycopg.connect(server_url, autocommit=True) as admin:
+            admin.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
