@@ -1,7 +1,7 @@
 """Benchmark the runner's queue: claims per second, and a queued run against a local one.
 
 Usage: ``python bench/bench_queue.py [--sets N] [--processes 1,2,4] [--games G]
-[--concurrency C]``
+[--concurrency C] [--claims-only]``
 
 A real PostgreSQL: ``$BOTARENA_TEST_POSTGRES_URL`` if set, else one started on 127.0.0.1
 for the run (``local_postgres``). Each part uses a database of its own, dropped after.
@@ -13,11 +13,13 @@ one statement; then ``finish_set``). Prints claims per second for each P, and ch
 no set was claimed twice (every set ends done after one attempt).
 
 Part 2, throughput, in one run: ``botarena match --bot greedy --bot greedy --games G
---concurrency C`` run locally (embedded servers in worker processes) next to the same run
-with ``--queue``, played by one ``botarena worker --concurrency C`` on this machine (the
-coordinator and the worker started together; the time is the coordinator's, from its
-start to its exit). Prints games per second of each and ``queue/local ratio: X``. The
-local run is timed before and after the queued one; the mean of the two is used.
+--concurrency C --out DIR`` run locally (embedded servers in worker processes) next to
+the same run with ``--queue``, played by one ``botarena worker --concurrency C`` on this
+machine (the coordinator and the worker started together; the time is the
+coordinator's, from its start to its exit, the worker's start-up included). Both write
+every game's result, replay and viewer. Prints games per second of each and
+``queue/local ratio: X``. The local run is timed before and after the queued one; the
+mean of the two is used.
 Timings on a shared machine are noisy: read the ratios. Never a test.
 """
 
@@ -30,6 +32,7 @@ import multiprocessing
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from multiprocessing.synchronize import Event
@@ -120,22 +123,23 @@ def _claims(server: str, sets: int, processes: int) -> tuple[float, bool]:
 
 
 def _local(games: int, concurrency: int) -> float:
-    started = time.perf_counter()
-    subprocess.run(
-        [*_CLI, "match", "--bot", "greedy", "--bot", "greedy", "--games", str(games),
-         "--concurrency", str(concurrency), "--quiet"],
-        check=True,
-        stdout=subprocess.DEVNULL,
-    )  # fmt: skip
-    return games / (time.perf_counter() - started)
+    with tempfile.TemporaryDirectory() as out:
+        started = time.perf_counter()
+        subprocess.run(
+            [*_CLI, "match", "--bot", "greedy", "--bot", "greedy", "--games", str(games),
+             "--concurrency", str(concurrency), "--out", out, "--quiet"],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        return games / (time.perf_counter() - started)
 
 
 def _queued(server: str, games: int, concurrency: int) -> float:
-    with scratch_database(server, "bench_queue") as url:
+    with scratch_database(server, "bench_queue") as url, tempfile.TemporaryDirectory() as out:
         started = time.perf_counter()
         coordinator = subprocess.Popen(
             [*_CLI, "match", "--queue", url, "--bot", "greedy", "--bot", "greedy",
-             "--games", str(games), "--quiet"],
+             "--games", str(games), "--out", out, "--quiet"],
             stdout=subprocess.DEVNULL,
         )  # fmt: skip
         worker = subprocess.Popen(
@@ -157,6 +161,7 @@ def main() -> None:
     parser.add_argument(
         "--concurrency", type=int, default=len(os.sched_getaffinity(0)), help="games at once"
     )
+    parser.add_argument("--claims-only", action="store_true", help="part 1 only")
     args = parser.parse_args()
     os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
     with _server() as server:
@@ -165,6 +170,8 @@ def main() -> None:
             rate, once = _claims(server, args.sets, processes)
             verdict = "each set once" if once else "A SET WAS CLAIMED TWICE OR MISSED"
             print(f"  {processes} process(es): {rate:,.0f} claims/s ({verdict})")
+        if args.claims_only:
+            return
         print(f"part 2: greedy vs greedy, {args.games} games, concurrency {args.concurrency}")
         before = _local(args.games, args.concurrency)
         queued = _queued(server, args.games, args.concurrency)

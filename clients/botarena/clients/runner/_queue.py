@@ -49,9 +49,11 @@ Migration = Sequence[str]
 QUEUE_V1: Migration = (
     # One row per queued run: its plan (the options, the lineup, how games are played)
     # and where it stands: open (sets to play), finished, or failed (a bot that cannot
-    # play stopped it). `reported` is the last result's sequence number.
+    # play stopped it). `reported` is the last result's sequence number; `position`
+    # orders the runs (oldest first) for the claims.
     """CREATE TABLE runner_runs (
         run_id TEXT PRIMARY KEY,
+        position BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
         created TIMESTAMPTZ NOT NULL DEFAULT now(),
         document JSONB NOT NULL,
         state TEXT NOT NULL,
@@ -61,10 +63,11 @@ QUEUE_V1: Migration = (
     )""",
     # The unit of work: a game set (the games of one label and one group of bots).
     # pending -> claimed (a worker holds its lease) -> done | failed; pending ->
-    # cancelled once the run's SPRT decided or the run failed.
+    # cancelled once the run's SPRT decided or the run failed. `position` is the run's.
     """CREATE TABLE runner_game_sets (
         run_id TEXT NOT NULL REFERENCES runner_runs (run_id) ON DELETE CASCADE,
         set_index INTEGER NOT NULL,
+        position BIGINT NOT NULL,
         games JSONB NOT NULL,
         state TEXT NOT NULL,
         worker TEXT,
@@ -73,8 +76,11 @@ QUEUE_V1: Migration = (
         error TEXT,
         PRIMARY KEY (run_id, set_index)
     )""",
-    """CREATE INDEX runner_game_sets_open ON runner_game_sets (run_id, set_index)
+    # A claim walks this index in order and stops at the first set it can lock: the
+    # open sets only, oldest run first (bench/bench_queue.py).
+    """CREATE INDEX runner_game_sets_open ON runner_game_sets (position, set_index)
         WHERE state IN ('pending', 'claimed')""",
+    "CREATE INDEX runner_game_sets_worker ON runner_game_sets (worker) WHERE state = 'claimed'",
     # One row per game, reported once (the primary key); `seq` orders them for the
     # coordinator. The replay (gzip'd binary protobuf) and the tail of each bot's stderr
     # come along, so the coordinator can write the run folder as a local run does.
@@ -294,13 +300,16 @@ class QueueDatabase:
         run_id = secrets.token_hex(6)
         async with self._cursor(transaction=True) as cursor:
             await cursor.execute(
-                "INSERT INTO runner_runs (run_id, document, state) VALUES (%s, %s, 'open')",
+                "INSERT INTO runner_runs (run_id, document, state) VALUES (%s, %s, 'open') "
+                "RETURNING position",
                 (run_id, Jsonb(document)),
             )
+            row = await cursor.fetchone()
+            assert row is not None
             await cursor.executemany(
-                "INSERT INTO runner_game_sets (run_id, set_index, games, state) "
-                "VALUES (%s, %s, %s, 'pending')",
-                [(run_id, index, Jsonb(list(games))) for index, games in enumerate(sets)],
+                "INSERT INTO runner_game_sets (run_id, set_index, position, games, state) "
+                "VALUES (%s, %s, %s, %s, 'pending')",
+                [(run_id, index, row[0], Jsonb(list(games))) for index, games in enumerate(sets)],
             )
         return run_id
 
@@ -391,10 +400,13 @@ class QueueDatabase:
         run_id: str | None = None,
         skip_runs: Collection[str] = (),
     ) -> ClaimedSet | None:
-        """Claim the first pending set of an open run (or one whose lease expired) for
-        ``worker`` for ``lease`` seconds; ``None`` when there is none.
+        """Claim the first pending set (or one whose lease expired), oldest run first,
+        for ``worker`` for ``lease`` seconds; ``None`` when there is none.
 
-        Sets locked by another claim in flight are skipped, not waited for.
+        Sets locked by another claim in flight are skipped, not waited for. The run's
+        state is not looked at: a run that is not open has no pending set
+        (:meth:`fail_run`, :meth:`cancel_pending`), and joining the runs made the
+        planner sort every open set instead of walking the index to the first one.
         """
         rows = await self._fetch(
             """UPDATE runner_game_sets AS s
@@ -402,12 +414,11 @@ class QueueDatabase:
                    lease_expires = now() + make_interval(secs => %(lease)s)
                WHERE (s.run_id, s.set_index) = (
                    SELECT c.run_id, c.set_index FROM runner_game_sets AS c
-                   JOIN runner_runs AS r ON r.run_id = c.run_id
-                   WHERE r.state = 'open'
-                     AND (c.state = 'pending' OR (c.state = 'claimed' AND c.lease_expires < now()))
+                   WHERE c.state IN ('pending', 'claimed')
+                     AND (c.state = 'pending' OR c.lease_expires < now())
                      AND (%(run)s::text IS NULL OR c.run_id = %(run)s::text)
                      AND NOT (c.run_id = ANY(%(skip)s::text[]))
-                   ORDER BY r.created, c.run_id, c.set_index
+                   ORDER BY c.position, c.set_index
                    FOR UPDATE OF c SKIP LOCKED
                    LIMIT 1)
                RETURNING s.run_id, s.set_index, s.games, s.attempts""",
@@ -497,8 +508,8 @@ class QueueDatabase:
         )
 
     async def fail_run(self, run_id: str, failure: Mapping[str, Any]) -> None:
-        """Stop the run: it failed (``failure`` says how) and its pending sets are
-        cancelled; sets in flight finish. The first failure is kept."""
+        """Stop the run: it failed (``failure`` says how) and the sets no worker holds
+        are cancelled; sets in flight finish. The first failure is kept."""
         async with self._cursor(transaction=True) as cursor:
             await cursor.execute(
                 "UPDATE runner_runs SET state = 'failed', failure = %s "
@@ -506,8 +517,8 @@ class QueueDatabase:
                 (Jsonb(failure), run_id),
             )
             await cursor.execute(
-                "UPDATE runner_game_sets SET state = 'cancelled' "
-                "WHERE run_id = %s AND state = 'pending'",
+                "UPDATE runner_game_sets SET state = 'cancelled' WHERE run_id = %s "
+                "AND (state = 'pending' OR (state = 'claimed' AND lease_expires <= now()))",
                 (run_id,),
             )
 

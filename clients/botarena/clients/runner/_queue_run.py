@@ -151,6 +151,9 @@ async def _follow(
                         highlight=False,
                         soft_wrap=True,
                     )
+            if status.failure is not None:
+                # A worker that died holding a set of the failed run leaves it claimed.
+                await database.cancel_pending(run_id)
             if status.open_sets == 0:
                 break
             workers = f"{args.game} · {status.workers} worker{'s' * (status.workers != 1)}"
