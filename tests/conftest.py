@@ -157,7 +157,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 @pytest.fixture(scope="session")
-def postgres_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def postgres_url() -> Iterator[str]:
     """The URL of a real PostgreSQL server for this test session.
 
     ``BOTARENA_TEST_POSTGRES_URL`` names an existing server; otherwise one is started on
@@ -170,7 +170,11 @@ def postgres_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield configured
         return
     try:
-        server = local_postgres(tmp_path_factory.mktemp("postgres"))
+        # Not under pytest's basetemp: every pytest session that starts (another
+        # checkout's too) makes /tmp/pytest-of-USER mode 0700 again, and the server,
+        # which runs as its own user under root, then cannot reach its data directory
+        # (PANIC: could not open pg_control: Permission denied).
+        server = local_postgres()
         url = server.__enter__()
     except PostgresNotFoundError as error:
         if os.environ.get("CI"):

@@ -205,6 +205,16 @@ def _run_id(url: str) -> str:
     return str(_wait_for(queued, "the queued run")[0][0])
 
 
+def _reports_per_game(url: str, run_id: str) -> list[tuple[Any, ...]]:
+    """Return (game number, how many results it has) for each reported game of the run."""
+    return _query(
+        url,
+        "SELECT game_number, count(*) FROM runner_game_results WHERE run_id = %s "
+        "GROUP BY game_number ORDER BY game_number",
+        (run_id,),
+    )
+
+
 def _queued_match(
     processes: Callable[..., subprocess.Popen[str]],
     url: str,
@@ -254,12 +264,7 @@ def test_two_workers_one_killed_play_every_planned_game_exactly_once(
     log, _ = survivor.communicate(timeout=120)
     assert survivor.returncode == 0, log
 
-    games = _query(
-        queue_url,
-        "SELECT game_number, count(*) FROM runner_game_results WHERE run_id = %s "
-        "GROUP BY game_number ORDER BY game_number",
-        (run_id,),
-    )
+    games = _reports_per_game(queue_url, run_id)
     assert games == [(number, 1) for number in range(1, 25)]
     # The set the killed worker held was claimed again and finished by the survivor.
     state, attempts, worker = _query(
@@ -367,3 +372,66 @@ def test_queue_options_that_cannot_apply_are_refused(run_cli: RunCli) -> None:
         run_cli("--queue", url, "--bot", "random", "--bot", "random", "--server", "x:1")
     with pytest.raises(SystemExit, match="--show-stderr shows output where"):
         run_cli("--queue", url, "--bot", "a=./a", "--bot", "random", "--show-stderr", "a")
+
+
+def test_ctrl_c_gives_a_workers_set_back_and_keeps_what_it_reported(
+    queue_url: str,
+    processes: Callable[..., subprocess.Popen[str]],
+) -> None:
+    coordinator, run_id = _queued_match(processes, queue_url, ("random", "random"), 40)
+    stopped = processes("worker", "--queue", queue_url, "--concurrency", "1")
+    owner = f"%:{stopped.pid}:%"
+    _wait_for(
+        lambda: _query(
+            queue_url,
+            "SELECT 1 FROM runner_game_sets WHERE state = 'claimed' AND worker LIKE %s "
+            "AND EXISTS (SELECT FROM runner_game_results WHERE worker LIKE %s)",
+            (owner, owner),
+        ),
+        "the worker to hold a set after a report",
+    )
+    stopped.send_signal(signal.SIGINT)
+    log, _ = stopped.communicate(timeout=60)
+    assert stopped.returncode == 130, log
+    assert "gave set" in log
+    assert "back" in log
+    assert _query(queue_url, "SELECT count(*) FROM runner_game_sets WHERE state = 'claimed'") == [
+        (0,)
+    ]
+    kept = _query(
+        queue_url, "SELECT game_number FROM runner_game_results WHERE worker LIKE %s", (owner,)
+    )
+    assert kept
+    finisher = processes("worker", "--queue", queue_url, "--once")
+    text, _ = coordinator.communicate(timeout=600)
+    assert coordinator.returncode == 0, text
+    finisher.communicate(timeout=120)
+    games = _reports_per_game(queue_url, run_id)
+    assert games == [(number, 1) for number in range(1, 41)]
+    # What the stopped worker reported stands: the finisher played only the others.
+    assert set(kept) <= set(
+        _query(
+            queue_url, "SELECT game_number FROM runner_game_results WHERE worker LIKE %s", (owner,)
+        )
+    )
+    assert _query(queue_url, "SELECT max(attempts) FROM runner_game_sets") == [(1,)]
+
+
+def test_a_bot_that_fails_its_first_game_on_a_worker_stops_the_queued_run(
+    tmp_path: Path, queue_url: str, run_cli: RunCli, processes: Callable[..., subprocess.Popen[str]]
+) -> None:
+    missing = tmp_path / "nope.py"
+    worker = processes("worker", "--queue", queue_url, "--idle-exit", "2")
+    status, text, results = run_cli(
+        "--queue", queue_url, "--bot", f"mine={sys.executable} {missing}", "--bot", "random",
+        "--games", "20",
+    )  # fmt: skip
+    assert status == 1, text
+    assert "mine failed in its first game (game 1, seat 0)" in text
+    assert "can't open file" in text  # the bot's stderr, from the worker's machine
+    assert results["failed_run"]["bot"] == "mine"
+    log, _ = worker.communicate(timeout=120)
+    assert "stopped" in log
+    states = dict(_query(queue_url, "SELECT state, count(*) FROM runner_game_sets GROUP BY state"))
+    assert states.get("pending", 0) == states.get("claimed", 0) == 0
+    assert _query(queue_url, "SELECT state FROM runner_runs") == [("failed",)]

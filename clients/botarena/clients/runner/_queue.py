@@ -483,15 +483,22 @@ class QueueDatabase:
             return True
 
     async def finish_set(
-        self, run_id: str, set_index: int, worker: str, *, error: str | None = None
+        self,
+        run_id: str,
+        set_index: int,
+        worker: str,
+        *,
+        error: str | None = None,
+        cancelled: bool = False,
     ) -> bool:
-        """Mark a set ``worker`` holds done (failed, with ``error``); return False when
-        it no longer held it."""
+        """Mark a set ``worker`` holds done: played, failed (with ``error``), or cancelled
+        (its run failed on it); return False when the worker no longer held it."""
+        state = "cancelled" if cancelled else "done" if error is None else "failed"
         rows = await self._fetch(
             "UPDATE runner_game_sets SET state = %s, error = %s, lease_expires = NULL "
             "WHERE run_id = %s AND set_index = %s AND worker = %s AND state = 'claimed' "
             "RETURNING set_index",
-            ("done" if error is None else "failed", error, run_id, set_index, worker),
+            (state, error, run_id, set_index, worker),
         )
         return bool(rows)
 

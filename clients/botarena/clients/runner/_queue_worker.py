@@ -215,7 +215,7 @@ class _QueueWorker:
                 # The run stops, as a local run does: the same failure awaits every game.
                 self.held.pop(key, None)
                 await self.database.fail_run(claimed.run_id, _failure(error, plan.number))
-                await self.database.finish_set(*key, self.name, error=str(error))
+                await self.database.finish_set(*key, self.name, cancelled=True)
                 _log(f"run {claimed.run_id} stopped: {error}")
                 return
             except (asyncio.CancelledError, EmbeddedServerExitedError):
