@@ -256,8 +256,9 @@ def test_two_workers_one_killed_play_every_planned_game_exactly_once(
     killed_set = _wait_for(holding_after_a_report, "the first worker to play")[0][0]
     os.killpg(doomed.pid, signal.SIGKILL)
     doomed.communicate()
+    # Idle for longer than the lease: it must wait for the killed worker's set.
     survivor = processes(
-        "worker", "--queue", queue_url, "--concurrency", "2", "--lease", "2", "--idle-exit", "1"
+        "worker", "--queue", queue_url, "--concurrency", "2", "--lease", "2", "--idle-exit", "5"
     )
     text, _ = coordinator.communicate(timeout=600)
     assert coordinator.returncode == 0, text
@@ -293,7 +294,7 @@ def test_sprt_over_the_queue_cancels_the_sets_left_and_a_follow_up_shows_the_sam
     run_cli: RunCli,
     processes: Callable[..., subprocess.Popen[str]],
 ) -> None:
-    worker = processes("worker", "--queue", queue_url, "--concurrency", "2", "--idle-exit", "3")
+    worker = processes("worker", "--queue", queue_url, "--concurrency", "2", "--idle-exit", "5")
     argv = ("--bot", "greedy", "--bot", "random", "--sprt", "0,100", "--games", "400")
     status, text, results = run_cli("--queue", queue_url, *argv, "--seed-key", "sprt")
     assert status == 0, text
@@ -421,7 +422,7 @@ def test_a_bot_that_fails_its_first_game_on_a_worker_stops_the_queued_run(
     tmp_path: Path, queue_url: str, run_cli: RunCli, processes: Callable[..., subprocess.Popen[str]]
 ) -> None:
     missing = tmp_path / "nope.py"
-    worker = processes("worker", "--queue", queue_url, "--idle-exit", "2")
+    worker = processes("worker", "--queue", queue_url, "--idle-exit", "5")
     status, text, results = run_cli(
         "--queue", queue_url, "--bot", f"mine={sys.executable} {missing}", "--bot", "random",
         "--games", "20",
@@ -435,3 +436,38 @@ def test_a_bot_that_fails_its_first_game_on_a_worker_stops_the_queued_run(
     states = dict(_query(queue_url, "SELECT state, count(*) FROM runner_game_sets GROUP BY state"))
     assert states.get("pending", 0) == states.get("claimed", 0) == 0
     assert _query(queue_url, "SELECT state FROM runner_runs") == [("failed",)]
+
+
+def test_a_stalled_worker_whose_set_was_taken_over_stops_it_and_counts_nothing_twice(
+    queue_url: str, processes: Callable[..., subprocess.Popen[str]]
+) -> None:
+    coordinator, run_id = _queued_match(processes, queue_url, ("random", "random"), 24)
+    stalled = processes("worker", "--queue", queue_url, "--concurrency", "1", "--lease", "2")
+    owner = f"%:{stalled.pid}:%"
+    held = _wait_for(
+        lambda: _query(
+            queue_url,
+            "SELECT set_index FROM runner_game_sets WHERE state = 'claimed' AND worker LIKE %s",
+            (owner,),
+        ),
+        "the first worker to hold a set",
+    )[0][0]
+    os.kill(stalled.pid, signal.SIGSTOP)  # its heartbeat stops; its lease runs out
+    taker = processes("worker", "--queue", queue_url, "--concurrency", "2", "--lease", "2")
+    _wait_for(
+        lambda: _query(
+            queue_url,
+            "SELECT 1 FROM runner_game_sets WHERE set_index = %s AND attempts = 2",
+            (held,),
+        ),
+        "the second worker to take the set over",
+    )
+    os.kill(stalled.pid, signal.SIGCONT)
+    text, _ = coordinator.communicate(timeout=600)
+    assert coordinator.returncode == 0, text
+    for worker in (stalled, taker):
+        worker.send_signal(signal.SIGINT)
+    log, _ = stalled.communicate(timeout=60)
+    taker.communicate(timeout=60)
+    assert f"set {held} of run {run_id} was taken over by another worker" in log
+    assert _reports_per_game(queue_url, run_id) == [(number, 1) for number in range(1, 25)]

@@ -157,8 +157,8 @@ class _QueueWorker:
         if play.cancelled() and key in self.lost:
             self.lost.discard(key)
             _log(
-                f"lost the lease on set {claimed.set_index} of run {claimed.run_id} "
-                "(another worker has it now): stopped it"
+                f"set {claimed.set_index} of run {claimed.run_id} was taken over by another "
+                "worker (this one's lease expired): stopped it"
             )
             return
         error = play.exception()
@@ -235,6 +235,11 @@ class _QueueWorker:
             self.info(
                 f"set {claimed.set_index} of run {claimed.run_id} done in "
                 f"{time.monotonic() - started:.1f} s"
+            )
+        else:
+            _log(
+                f"set {claimed.set_index} of run {claimed.run_id} was taken over by another "
+                "worker (this one's lease expired); its games reported twice count once"
             )
 
     async def _play_game(self, run_id: str, run: QueuedRun, plan: GamePlan) -> None:
