@@ -10,6 +10,7 @@ import re
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -61,16 +62,18 @@ def _query(url: str, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any
 
 @pytest.fixture
 def processes() -> Iterator[Callable[..., subprocess.Popen[str]]]:
-    """Starts ``botarena ARGS`` in a session of its own; kills what is left at the end."""
+    """Starts ``botarena ARGS`` in a session of its own (with ``env`` added to the
+    environment); kills what is left at the end."""
     started: list[subprocess.Popen[str]] = []
 
-    def start(*argv: str) -> subprocess.Popen[str]:
+    def start(*argv: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
         process = subprocess.Popen(
             [*_CLI, *argv],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
             start_new_session=True,
+            env=None if env is None else {**os.environ, **env},
         )
         started.append(process)
         return process
@@ -471,3 +474,37 @@ def test_a_stalled_worker_whose_set_was_taken_over_stops_it_and_counts_nothing_t
     taker.communicate(timeout=60)
     assert f"set {held} of run {run_id} was taken over by another worker" in log
     assert _reports_per_game(queue_url, run_id) == [(number, 1) for number in range(1, 25)]
+
+
+def test_a_command_bot_plays_on_the_worker_without_the_queues_secrets(
+    tmp_path: Path, queue_url: str, run_cli: RunCli, processes: Callable[..., subprocess.Popen[str]]
+) -> None:
+    script = tmp_path / "nosy.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import os, sys
+            from botarena.bots import RandomBot
+            from botarena.clients import bot_main
+
+            hidden = [name for name in ("BOTARENA_QUEUE", "PGPASSWORD") if name in os.environ]
+            print(f"nosy sees {hidden or 'no secrets'}", file=sys.stderr, flush=True)
+            sys.exit(bot_main(RandomBot))
+            """
+        )
+    )
+    # The queue from the environment, as a password would be (PGPASSWORD).
+    worker = processes(
+        "worker", "--idle-exit", "5", env={"BOTARENA_QUEUE": queue_url, "PGPASSWORD": "x"}
+    )
+    status, text, results = run_cli(
+        "--queue", queue_url, "--bot", f"nosy={sys.executable} {script}", "--bot", "random",
+        "--games", "2",
+    )  # fmt: skip
+    assert status == 0, text
+    assert results["finished_games"] == 2
+    worker.communicate(timeout=120)
+    for game in results["games"]:
+        seat = game["bots"].index("nosy")
+        stderr = tmp_path / "run" / "games" / f"{game['number']:05d}" / f"seat{seat}-nosy.stderr"
+        assert stderr.read_text().splitlines()[0] == "nosy sees no secrets"

@@ -11,13 +11,12 @@ import asyncio
 import os
 from collections.abc import Mapping
 
+from botarena.clients.runner._play import ENV_QUEUE
 from botarena.clients.runner._queued import require_psycopg
 from botarena.clients.runner._run import BuiltinBot
 
 __all__ = ["ENV_QUEUE", "WORKER_DESCRIPTION", "add_worker_arguments", "run_worker"]
 
-ENV_QUEUE = "BOTARENA_QUEUE"
-"""Environment variable that may hold the queue's URL for ``botarena worker``."""
 
 WORKER_DESCRIPTION = """\
 Play the game sets of runs queued with `botarena match --queue URL`, on this machine,
