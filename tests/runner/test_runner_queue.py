@@ -19,6 +19,7 @@ from typing import Any
 import psycopg
 import pytest
 
+from botarena.clients.cli import main
 from botarena.clients.runner._plan import SeedKey, plan_games
 from botarena.clients.runner._queue import QueueDatabase, QueueError
 from botarena.clients.runner._queued import game_sets
@@ -508,3 +509,17 @@ def test_a_command_bot_plays_on_the_worker_without_the_queues_secrets(
         seat = game["bots"].index("nosy")
         stderr = tmp_path / "run" / "games" / f"{game['number']:05d}" / f"seat{seat}-nosy.stderr"
         assert stderr.read_text().splitlines()[0] == "nosy sees no secrets"
+
+
+def test_worker_help_says_how_bots_are_found_and_shows_the_defaults(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    with pytest.raises(SystemExit) as exited:
+        main(["worker", "--help"])
+    assert exited.value.code == 0
+    text = capsys.readouterr().out
+    assert "(default: 30.0)" in text  # --lease
+    assert "default: one per core" in text  # --concurrency
+    assert "a command bot is started here, in the current folder" in text
+    assert "(default: None)" not in text

@@ -104,14 +104,17 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=DefaultsHelpFormatter,
     )
     add_match_arguments(match, BUILTIN_BOTS)
-    from botarena.clients.runner._worker_cli import WORKER_DESCRIPTION, add_worker_arguments
+    from botarena.clients.runner._worker_cli import (
+        WORKER_DESCRIPTION,
+        WORKER_EPILOG,
+        add_worker_arguments,
+    )
 
     worker = commands.add_parser(
         "worker",
         help="play the game sets of runs queued in PostgreSQL (botarena match --queue)",
         description=WORKER_DESCRIPTION,
-        epilog="example: botarena worker --queue postgresql://arena@db.example/arena "
-        "--concurrency 4",
+        epilog=WORKER_EPILOG,
         formatter_class=DefaultsHelpFormatter,
     )
     add_worker_arguments(worker)

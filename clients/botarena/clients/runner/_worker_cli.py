@@ -15,7 +15,7 @@ from botarena.clients.runner._play import ENV_QUEUE
 from botarena.clients.runner._queued import require_psycopg
 from botarena.clients.runner._run import BuiltinBot
 
-__all__ = ["ENV_QUEUE", "WORKER_DESCRIPTION", "add_worker_arguments", "run_worker"]
+__all__ = ["ENV_QUEUE", "WORKER_DESCRIPTION", "WORKER_EPILOG", "add_worker_arguments", "run_worker"]
 
 
 WORKER_DESCRIPTION = """\
@@ -25,10 +25,14 @@ under a lease renewed every third of --lease, played on this worker's own embedd
 servers with its built-in bots, and each game is reported once. A worker killed outright
 keeps its sets only until their leases expire; another worker then plays the games it
 had not reported. Ctrl-C gives the sets in flight back to the queue.
+"""
 
+WORKER_EPILOG = """\
 Bots: a built-in bot is this machine's; a command bot is started here, in the current
 folder, so its program (and script) must be here too: a worker that does not find the
-program says so to the run's coordinator and leaves the run to other workers.
+program says so to the run's coordinator and leaves the run to other workers. Bots inherit neither
+$BOTARENA_QUEUE nor $PGPASSWORD. Example: botarena worker --queue
+postgresql://arena@db.example/arena --concurrency 4
 """
 
 
