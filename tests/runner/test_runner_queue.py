@@ -271,6 +271,9 @@ def test_two_workers_one_killed_play_every_planned_game_exactly_once(
 
     games = _reports_per_game(queue_url, run_id)
     assert games == [(number, 1) for number in range(1, 25)]
+    assert _query(queue_url, "SELECT count(*) FROM runner_game_results WHERE replay IS NULL") == [
+        (0,)
+    ]
     # The set the killed worker held was claimed again and finished by the survivor.
     state, attempts, worker = _query(
         queue_url,
@@ -413,6 +416,10 @@ def test_ctrl_c_gives_a_workers_set_back_and_keeps_what_it_reported(
     finisher.communicate(timeout=120)
     games = _reports_per_game(queue_url, run_id)
     assert games == [(number, 1) for number in range(1, 41)]
+    # Queued without --out: no replay or stderr travels with the results.
+    assert _query(
+        queue_url, "SELECT count(*) FROM runner_game_results WHERE replay IS NOT NULL"
+    ) == [(0,)]
     # What the stopped worker reported stands: the finisher played only the others.
     assert set(kept) <= set(
         _query(

@@ -54,7 +54,7 @@ _EXIT_INTERRUPTED = 130
 _MAX_ATTEMPTS = 3
 """A set whose games fail (the server, not a bot) this many times is marked failed."""
 
-_STDERR_BYTES = 65_536
+_STDERR_BYTES = 16_384
 """How much of the end of each bot's stderr file goes with a game's result."""
 
 
@@ -244,7 +244,9 @@ class _QueueWorker:
 
     async def _play_game(self, run_id: str, run: QueuedRun, plan: GamePlan) -> None:
         with tempfile.TemporaryDirectory(prefix="botarena-worker-") as scratch:
-            options = dataclasses.replace(run.options, out=Path(scratch))
+            # Without files to send, no replay is fetched (a bot's crash keeps its tail).
+            out = Path(scratch) if run.keep_files else None
+            options = dataclasses.replace(run.options, out=out)
             failed: BotFailedError | None = None
             with self.pool.lease() as place:
                 try:
@@ -261,10 +263,7 @@ class _QueueWorker:
                     if error.record is None:
                         raise
                     failed, record = error, error.record
-            folder = game_folder(Path(scratch), plan.number)
-            replay_path = folder / REPLAY_FILE_NAME
-            replay = replay_path.read_bytes() if replay_path.exists() else None
-            stderr = {path.name: _tail(path) for path in sorted(folder.glob("*.stderr"))}
+            replay, stderr = _files(game_folder(out, plan.number)) if out else (None, {})
             record.replay = None  # the coordinator's folder names its own
             await self.database.report_game(
                 run_id,
@@ -277,6 +276,13 @@ class _QueueWorker:
             self.played += 1
             if failed is not None:
                 raise failed
+
+
+def _files(folder: Path) -> tuple[bytes | None, dict[str, str]]:
+    """Return the replay of the game in ``folder`` and the tail of each bot's stderr."""
+    replay_path = folder / REPLAY_FILE_NAME
+    replay = replay_path.read_bytes() if replay_path.exists() else None
+    return replay, {path.name: _tail(path) for path in sorted(folder.glob("*.stderr"))}
 
 
 def _failure(error: BotFailedError | MatchRefusedError, game: int) -> dict[str, object]:

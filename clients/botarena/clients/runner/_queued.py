@@ -46,11 +46,13 @@ _PLAYED_OPTIONS = (
 
 @dataclass(frozen=True, slots=True)
 class QueuedRun:
-    """What a worker plays a queued run's games with."""
+    """What a worker plays a queued run's games with; ``keep_files``: send each game's
+    replay and bots' stderr with its result (the coordinator has an ``--out`` folder)."""
 
     lineup: list[BotSpec]
     options: GameOptions
     first_game: dict[str, int]
+    keep_files: bool
 
 
 def first_games(lineup: Sequence[BotSpec], plans: Sequence[GamePlan]) -> dict[str, int]:
@@ -82,6 +84,8 @@ def run_document(
     lineup: Sequence[BotSpec],
     options: GameOptions,
     first_game: Mapping[str, int],
+    *,
+    keep_files: bool,
 ) -> dict[str, Any]:
     """Return the document a queued run is stored with."""
     return {
@@ -97,6 +101,7 @@ def run_document(
         ],
         "play": {name: getattr(options, name) for name in _PLAYED_OPTIONS},
         "first_game": dict(first_game),
+        "keep_files": keep_files,
     }
 
 
@@ -122,9 +127,10 @@ def queued_run(document: Mapping[str, Any]) -> QueuedRun:
         ]
         options = GameOptions(**{name: document["play"][name] for name in _PLAYED_OPTIONS})
         first = {str(name): int(number) for name, number in document["first_game"].items()}
+        keep_files = bool(document["keep_files"])
     except (KeyError, TypeError) as error:
         raise ValueError(f"not a run document: {error!r}") from None
-    return QueuedRun(lineup, options, first)
+    return QueuedRun(lineup, options, first, keep_files)
 
 
 def missing_commands(lineup: Sequence[BotSpec], builtin: Sequence[str]) -> list[str]:

@@ -958,7 +958,13 @@ def _follow_queued(
     from botarena.clients.runner._queued import first_games, run_document
 
     plan_options = _plan_options(args)
-    document = run_document(plan_options, run.lineup, options, first_games(run.lineup, run.plans))
+    document = run_document(
+        plan_options,
+        run.lineup,
+        options,
+        first_games(run.lineup, run.plans),
+        keep_files=args.out is not None,
+    )
 
     def queued(run_id: str) -> None:
         args.run = run_id
