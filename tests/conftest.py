@@ -24,9 +24,8 @@ import botarena.server.service  # noqa: F401
 from botarena.clients.testing import ServerProcess, free_port
 from botarena.server.store.local_postgres import (
     PostgresNotFoundError,
-    create_database,
-    drop_database,
     local_postgres,
+    scratch_database,
 )
 
 _SHIPPED_BUILDINGS = (
@@ -164,7 +163,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 @pytest.fixture(scope="session")
-def postgres_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def postgres_url() -> Iterator[str]:
     """The URL of a real PostgreSQL server for this test session.
 
     ``BOTARENA_TEST_POSTGRES_URL`` names an existing server; otherwise one is started on
@@ -177,7 +176,11 @@ def postgres_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield configured
         return
     try:
-        server = local_postgres(tmp_path_factory.mktemp("postgres"))
+        # Not under pytest's basetemp: every pytest session that starts (another
+        # checkout's too) makes /tmp/pytest-of-USER mode 0700 again, and the server,
+        # which runs as its own user under root, then cannot reach its data directory
+        # (PANIC: could not open pg_control: Permission denied).
+        server = local_postgres()
         url = server.__enter__()
     except PostgresNotFoundError as error:
         if os.environ.get("CI"):
@@ -296,11 +299,8 @@ def tab(browser_context: Any) -> Iterator[Page]:
 @pytest.fixture
 def postgres_database(postgres_url: str) -> Iterator[str]:
     """The URL of an empty PostgreSQL database of its own for this test."""
-    url = create_database(postgres_url)
-    try:
+    with scratch_database(postgres_url, "botarena") as url:
         yield url
-    finally:
-        drop_database(postgres_url, url)
 
 
 @pytest.fixture

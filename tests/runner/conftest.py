@@ -1,11 +1,12 @@
-"""Fixtures of the runner's tests: ``run_cli`` runs ``botarena match`` in-process."""
+"""Fixtures of the runner's tests: ``run_cli`` runs ``botarena match`` in-process;
+``queue_url`` is a database of its own for a test of the queue."""
 
 from __future__ import annotations
 
 import argparse
 import io
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -14,6 +15,7 @@ from rich.console import Console
 
 from botarena.bots import BUILTIN_BOTS
 from botarena.clients.runner import BuiltinBot, add_match_arguments, run_match
+from botarena.server.store.local_postgres import scratch_database
 
 
 class RunCli(Protocol):
@@ -41,3 +43,11 @@ def run_cli(tmp_path: Path) -> RunCli:
         return status, console.export_text(), document
 
     return run
+
+
+@pytest.fixture
+def queue_url(postgres_url: str) -> Iterator[str]:
+    """The URL of a new, empty database on the session's PostgreSQL server, dropped after
+    the test: each test's queue sees only its own runs."""
+    with scratch_database(postgres_url, "queue") as url:
+        yield url

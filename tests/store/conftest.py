@@ -9,7 +9,7 @@ from typing import NamedTuple
 import pytest
 
 from botarena.server.store import MIGRATIONS, Migration, PostgresStore, SqliteStore, SqlStore
-from botarena.server.store.local_postgres import create_database, drop_database
+from botarena.server.store.local_postgres import scratch_database
 
 
 class StoreBackend(NamedTuple):
@@ -32,8 +32,5 @@ def store_backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[St
         yield StoreBackend("sqlite", str(tmp_path / "botarena.db"))
         return
     server_url: str = request.getfixturevalue("postgres_url")
-    url = create_database(server_url)
-    try:
+    with scratch_database(server_url, "store") as url:
         yield StoreBackend("postgresql", url)
-    finally:
-        drop_database(server_url, url)

@@ -2,7 +2,8 @@
 """The ``botarena`` command: one entry point, one subcommand per tool.
 
 ``botarena serve`` runs the server (``--ladder`` adds the bot ladder); ``botarena match``
-runs games between bots; ``botarena ladder`` registers bots, shows the leaderboard, resumes
+runs games between bots (``--queue`` across machines, played by ``botarena worker``);
+``botarena ladder`` registers bots, shows the leaderboard, resumes
 paused bots and connects built-in bots to a ladder; ``botarena replay`` shows a finished
 match (summary, board at any version, HTML viewer). This module is the composition root:
 it alone hands the reference bots (``botarena.bots``) to the runner and the ladder client.
@@ -138,6 +139,20 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=DefaultsHelpFormatter,
     )
     add_match_arguments(match, BUILTIN_BOTS)
+    from botarena.clients.runner._worker_cli import (
+        WORKER_DESCRIPTION,
+        WORKER_EPILOG,
+        add_worker_arguments,
+    )
+
+    worker = commands.add_parser(
+        "worker",
+        help="play the game sets of runs queued in PostgreSQL (botarena match --queue)",
+        description=WORKER_DESCRIPTION,
+        epilog=WORKER_EPILOG,
+        formatter_class=DefaultsHelpFormatter,
+    )
+    add_worker_arguments(worker)
     from botarena.clients._ladder_cli import add_ladder_arguments
 
     ladder = commands.add_parser(
@@ -482,6 +497,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from botarena.clients.runner import run_match
 
         return run_match(args, BUILTIN_BOTS)
+    if args.command == "worker":
+        from botarena.bots import BUILTIN_BOTS
+        from botarena.clients.runner._worker_cli import run_worker
+
+        return run_worker(args, BUILTIN_BOTS)
     if args.command == "serve":
         from botarena.server.service import configure_logging
 

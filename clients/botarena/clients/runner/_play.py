@@ -57,6 +57,7 @@ from botarena.server.service import PLUGINS
 from botarena.v1 import match_pb2, match_service_pb2
 
 __all__ = [
+    "ENV_QUEUE",
     "ENV_SEED_KEY",
     "GAMES",
     "RUNNER_RETRY",
@@ -72,6 +73,13 @@ GAMES: dict[str, match_pb2.Game.ValueType] = {plugin.name: plugin.proto_game for
 
 ENV_SEED_KEY = "BOTARENA_SEED_KEY"
 """Environment variable that may hold the run's seed key; never passed on to bots."""
+
+ENV_QUEUE = "BOTARENA_QUEUE"
+"""Environment variable that may hold the URL of a worker's queue; never passed on to bots."""
+
+_HIDDEN_FROM_BOTS = frozenset({ENV_SEED_KEY, ENV_QUEUE, "PGPASSWORD"})
+"""What a bot process does not inherit: the secrets of the run and of its queue (the
+database holds every game's seeds)."""
 
 RUNNER_RETRY = RetryPolicy(max_elapsed=60.0)
 """How the runner retries a call or a stream that failed transiently: backoff with
@@ -288,7 +296,7 @@ class _Seat:
             )
             return
         assert self.spec.command is not None
-        env = {name: value for name, value in os.environ.items() if name != ENV_SEED_KEY}
+        env = {name: value for name, value in os.environ.items() if name not in _HIDDEN_FROM_BOTS}
         env.update({ENV_SERVER: target, ENV_MATCH: match, ENV_TOKEN: token, ENV_SEED: str(seed)})
         # Without --out the stderr still goes to a file: its tail explains a crash.
         self._stderr = (

@@ -13,7 +13,14 @@ from typing import Any
 from botarena.clients.runner._plan import GamePlan
 from botarena.clients.runner._stats import win_share
 
-__all__ = ["GameRecord", "SeatRecord", "record_document", "record_from_document"]
+__all__ = [
+    "GameRecord",
+    "SeatRecord",
+    "plan_document",
+    "plan_from_document",
+    "record_document",
+    "record_from_document",
+]
 
 
 @dataclass(slots=True)
@@ -71,17 +78,36 @@ class GameRecord:
         return win_share(self.seats[seat].rank, ranks)
 
 
+def plan_document(plan: GamePlan) -> dict[str, Any]:
+    """Return ``plan`` as JSON-ready data (seeds as strings: they are uint64)."""
+    return {
+        "number": plan.number,
+        "label": plan.label,
+        "seed": str(plan.seed),
+        "lineup_at_seat": list(plan.lineup_at_seat),
+        "bot_seeds": [str(seed) for seed in plan.bot_seeds],
+    }
+
+
+def plan_from_document(document: Mapping[str, Any]) -> GamePlan:
+    """Return the plan that :func:`plan_document` made ``document`` from.
+
+    Raises:
+        KeyError, TypeError, ValueError: ``document`` is not such a plan.
+    """
+    return GamePlan(
+        number=int(document["number"]),
+        label=int(document["label"]),
+        seed=int(document["seed"]),
+        lineup_at_seat=tuple(int(index) for index in document["lineup_at_seat"]),
+        bot_seeds=tuple(int(seed) for seed in document["bot_seeds"]),
+    )
+
+
 def record_document(record: GameRecord) -> dict[str, Any]:
     """Return all of ``record`` as JSON-ready data (seeds as strings: they are uint64)."""
-    plan = record.plan
     return {
-        "plan": {
-            "number": plan.number,
-            "label": plan.label,
-            "seed": str(plan.seed),
-            "lineup_at_seat": list(plan.lineup_at_seat),
-            "bot_seeds": [str(seed) for seed in plan.bot_seeds],
-        },
+        "plan": plan_document(record.plan),
         "match": record.match,
         "reason": record.reason,
         "replay": record.replay,
@@ -97,16 +123,9 @@ def record_from_document(document: Mapping[str, Any]) -> GameRecord:
         ValueError: ``document`` is not such a record.
     """
     try:
-        plan = document["plan"]
         seat_fields = [item.name for item in fields(SeatRecord)]
         return GameRecord(
-            plan=GamePlan(
-                number=int(plan["number"]),
-                label=int(plan["label"]),
-                seed=int(plan["seed"]),
-                lineup_at_seat=tuple(int(index) for index in plan["lineup_at_seat"]),
-                bot_seeds=tuple(int(seed) for seed in plan["bot_seeds"]),
-            ),
+            plan=plan_from_document(document["plan"]),
             match=str(document["match"]),
             seats=[
                 SeatRecord(**{name: seat[name] for name in seat_fields})

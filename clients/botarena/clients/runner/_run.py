@@ -7,7 +7,9 @@ embedded servers in worker processes that also play the built-in bots (or on ``-
 ``--sprt``, which stops the run once it decides), and writes under ``--out`` each game's
 result as soon as it ends, its replay and each bot's stderr, then ``results.json``
 (``_folder``). ``--resume`` continues a run that was cut short. Ctrl-C stops the run: bot
-processes are killed and what finished is still reported and written.
+processes are killed and what finished is still reported and written. With ``--queue
+URL`` the games are played by ``botarena worker`` processes on any machines instead, and
+the run follows their results (``_queue_run``).
 
 A bot that cannot start, or is gone before the end of its first game, fails the run: the
 other games are cancelled, their bots killed, the bot's last stderr lines printed, and
@@ -218,6 +220,23 @@ def add_match_arguments(
         help="show the output of command bot NAME as it comes (may be repeated)",
     )
     output.add_argument("--quiet", action="store_true", help="no progress bar")
+    queue = parser.add_argument_group(
+        "queue",
+        "Runs across machines: the run's game sets go to a PostgreSQL database, and "
+        "`botarena worker --queue URL` processes on any machines play them; this command "
+        "follows the results. Ctrl-C leaves the run queued.",
+    )
+    queue.add_argument(
+        "--queue",
+        metavar="URL",
+        help="the queue's database, postgresql://USER@HOST/DB (a password is better kept "
+        "in ~/.pgpass or $PGPASSWORD)",
+    )
+    queue.add_argument(
+        "--run",
+        metavar="ID",
+        help="follow the queued run ID again (its options are the stored ones)",
+    )
     add_server_arguments(
         parser,
         default=None,
@@ -290,7 +309,8 @@ def _lineup(args: argparse.Namespace, builtin: Mapping[str, BuiltinBot]) -> list
     return specs
 
 
-def _embedded_options(operator_values: Mapping[str, object]) -> dict[str, object]:
+def embedded_options(operator_values: Mapping[str, object]) -> dict[str, object]:
+    """Return the ``create_server`` options of a run's embedded servers."""
     # The run is the embedded servers' only caller, and --concurrency bounds their
     # matches: the per-caller limits meant for a shared server would only slow them down.
     options: dict[str, object] = {
@@ -331,7 +351,7 @@ def _operator_values(args: argparse.Namespace) -> dict[str, object]:
     return values
 
 
-class _Standings:
+class Standings:
     """The running standings shown in the progress line, and the SPRT as games end.
 
     Kept up to date game by game, in constant time each: a long SPRT run must not
@@ -379,7 +399,7 @@ def _print_tail(console: Console, lines: Sequence[str]) -> None:
         console.print(f"  {line}", markup=False, highlight=False, soft_wrap=True)
 
 
-def _print_crashes(console: Console, lineup: Sequence[BotSpec], record: GameRecord) -> None:
+def print_crashes(console: Console, lineup: Sequence[BotSpec], record: GameRecord) -> None:
     for seat, index in enumerate(record.plan.lineup_at_seat):
         seat_record = record.seats[seat]
         if seat_record.failure is None:
@@ -397,7 +417,7 @@ def _is_first_game(first_game: Mapping[str, int], plan: GamePlan, spec: BotSpec)
 
 
 @dataclass(frozen=True, slots=True)
-class _Plan:
+class RunPlan:
     """What ``run_match`` settled before playing: the lineup, the groups, the games."""
 
     lineup: list[BotSpec]
@@ -414,6 +434,69 @@ class _Plan:
         if self.focus is not None:
             return "gauntlet"
         return "round-robin" if len(self.groups) > 1 else "lineup"
+
+
+class Reporter:
+    """The run's progress bar, and what happens as each game ends: the record is kept,
+    written under ``--out``, and counted in the standings and the SPRT."""
+
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        run: RunPlan,
+        records: list[GameRecord],
+        standings: Standings,
+        console: Console,
+        description: str | None = None,
+    ) -> None:
+        self._out: Path | None = args.out
+        self._records = records
+        self._standings = standings
+        self._console = console
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("eta"),
+            TimeRemainingColumn(),
+            TextColumn("{task.fields[standings]}"),
+            console=console,
+            disable=args.quiet,
+            transient=False,
+        )
+        self._task = self.progress.add_task(
+            description or args.game,
+            total=len(run.plans),
+            completed=len(records),
+            standings=standings.text(),
+        )
+
+    def finished(self, record: GameRecord) -> bool:
+        """Keep the record of a game that ended; return True when its game decided the SPRT."""
+        self._records.append(record)
+        if self._out:
+            _folder.write_game(self._out, record)
+        undecided = self._standings.decided is None
+        self._standings.add(record)
+        return undecided and self._standings.decided is not None
+
+    def decided(self, then: str) -> None:
+        """Say that the SPRT decided, and ``then`` what the run does."""
+        decided = self._standings.decided
+        assert decided is not None
+        self._console.print(
+            f"SPRT: {decided.decision} accepted after {2 * decided.pairs} games "
+            f"(LLR {decided.llr:.2f}); {then}",
+            highlight=False,
+        )
+
+    def advance(self, games: int = 1, description: str | None = None) -> None:
+        """Move the bar on by ``games`` (the standings with it)."""
+        fields: dict[str, Any] = {"standings": self._standings.text()}
+        if description is not None:
+            fields["description"] = description
+        self.progress.update(self._task, advance=games, **fields)
 
 
 class _Unreachable(Exception):
@@ -435,12 +518,12 @@ async def _reach(client: AsyncMatchClient, target: str) -> None:
 
 async def _play_all(
     args: argparse.Namespace,
-    run: _Plan,
+    run: RunPlan,
     to_play: list[GamePlan],
     options: GameOptions,
     factories: Mapping[str, Callable[[], Bot]],
     records: list[GameRecord],
-    standings: _Standings,
+    standings: Standings,
     console: Console,
     operator_values: Mapping[str, object],
 ) -> tuple[int, BotFailedError | None]:
@@ -471,31 +554,14 @@ async def _play_all(
         count=count,
         factories=factories,
         admin_token=args.admin_token,
-        server_options=_embedded_options(operator_values),
+        server_options=embedded_options(operator_values),
     ) as pool:
         if server is not None:
             await _reach(pool.places[0].client, server)
         queue: asyncio.Queue[GamePlan] = asyncio.Queue()
         for plan in to_play:
             queue.put_nowait(plan)
-        progress = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TextColumn("eta"),
-            TimeRemainingColumn(),
-            TextColumn("{task.fields[standings]}"),
-            console=console,
-            disable=args.quiet,
-            transient=False,
-        )
-        task = progress.add_task(
-            f"{args.game}",
-            total=len(run.plans),
-            completed=len(records),
-            standings=standings.text(),
-        )
+        reporter = Reporter(args, run, records, standings, console)
         refused: list[str] = []
 
         def echo(name: str, line: str) -> None:
@@ -503,19 +569,8 @@ async def _play_all(
             console.print(f"[{name}] {line}", markup=False, highlight=False, soft_wrap=True)
 
         def finished(record: GameRecord) -> None:
-            records.append(record)
-            if args.out:
-                _folder.write_game(args.out, record)
-            undecided = standings.decided is None
-            standings.add(record)
-            if undecided and standings.decided is not None:
-                decided = standings.decided
-                console.print(
-                    f"SPRT: {decided.decision} accepted after {2 * decided.pairs} games "
-                    f"(LLR {decided.llr:.2f}); no new games, {len(to_play) - queue.qsize()} "
-                    "started in all",
-                    highlight=False,
-                )
+            if reporter.finished(record):
+                reporter.decided(f"no new games, {len(to_play) - queue.qsize()} started in all")
                 while not queue.empty():
                     queue.get_nowait()
 
@@ -560,10 +615,10 @@ async def _play_all(
                     )
                 else:
                     finished(record)
-                    _print_crashes(console, lineup, record)
-                progress.update(task, advance=1, standings=standings.text())
+                    print_crashes(console, lineup, record)
+                reporter.advance()
 
-        with progress:
+        with reporter.progress:
             workers = [asyncio.create_task(worker()) for _ in range(max(1, args.concurrency))]
             try:
                 await asyncio.gather(*workers)
@@ -587,6 +642,8 @@ def _validate(args: argparse.Namespace) -> None:
         raise SystemExit("botarena match: --move-time and --join-timeout must be positive")
     if args.max_stand_ins <= 0:
         raise SystemExit("botarena match: --max-stand-ins must be positive")
+    if args.run and not args.queue:
+        raise SystemExit("botarena match: --run ID follows a queued run: give --queue URL too")
 
 
 def _flag(option: str) -> str:
@@ -637,16 +694,21 @@ def _make_out(out: Path, *, force: bool) -> None:
         _folder.start_over(out)
 
 
-def _take_plan(args: argparse.Namespace, stored: Mapping[str, Any]) -> None:
-    """Continue the stored plan: take its options when no --bot is given, else check that
-    the given ones are the same (the seed key, if not given, is the stored one).
+def _take_plan(
+    args: argparse.Namespace, stored: Mapping[str, Any], queued: str | None = None
+) -> None:
+    """Continue the stored plan (of the run in ``--out``, or of the ``queued`` run): take
+    its options when no --bot is given, else check that the given ones are the same (the
+    seed key, if not given, is the stored one).
 
     Raises:
         SystemExit: The given options differ from the stored ones; the message names them.
     """
+    where = f"the queued run {queued}" if queued else f"the run in {args.out}"
+    only = f"--queue URL --run {queued}" if queued else f"--out {args.out} --resume"
     options = stored.get("options")
     if stored.get("schema_version") != _PLAN_SCHEMA_VERSION or not isinstance(options, dict):
-        raise SystemExit(f"botarena match: {args.out / _folder.PLAN_FILE} is not a plan")
+        raise SystemExit(f"botarena match: the plan of {where} is not a plan")
     paths = {option.dest for _, option in operator_options()}
     if not args.bots:
         for name, value in options.items():
@@ -666,12 +728,12 @@ def _take_plan(args: argparse.Namespace, stored: Mapping[str, Any]) -> None:
             for name in differ
         )
         raise SystemExit(
-            f"botarena match: --resume continues the run in {args.out} as it was planned "
-            f"({shown}); give the same options, or only --out {args.out} --resume"
+            f"botarena match: --resume continues {where} as it was planned "
+            f"({shown}); give the same options, or only {only}"
         )
 
 
-def _settle(args: argparse.Namespace, builtin: Mapping[str, BuiltinBot]) -> _Plan:
+def _settle(args: argparse.Namespace, builtin: Mapping[str, BuiltinBot]) -> RunPlan:
     """Return the run's lineup, groups and games from ``args``.
 
     Raises:
@@ -704,7 +766,7 @@ def _settle(args: argparse.Namespace, builtin: Mapping[str, BuiltinBot]) -> _Pla
         args.games = _DEFAULT_SPRT_GAMES if sprt else _DEFAULT_GAMES
     args.seed_key = args.seed_key or new_seed_key()
     plans = plan_games(seats, args.games, args.seed, SeedKey(args.seed_key, args.game), groups)
-    return _Plan(lineup, seats, groups, plans, args.seed_key, sprt, focus)
+    return RunPlan(lineup, seats, groups, plans, args.seed_key, sprt, focus)
 
 
 def _time_control(args: argparse.Namespace) -> str:
@@ -717,7 +779,7 @@ def _time_control(args: argparse.Namespace) -> str:
     )
 
 
-def _sprt_document(run: _Plan, status: SprtStatus | None) -> dict[str, Any] | None:
+def _sprt_document(run: RunPlan, status: SprtStatus | None) -> dict[str, Any] | None:
     if run.sprt is None or status is None:
         return None
     return {
@@ -736,7 +798,7 @@ def _sprt_document(run: _Plan, status: SprtStatus | None) -> dict[str, Any] | No
     }
 
 
-def _sprt_note(run: _Plan, standings: _Standings) -> str | None:
+def _sprt_note(run: RunPlan, standings: Standings) -> str | None:
     status = standings.status()
     if run.sprt is None or status is None:
         return None
@@ -757,9 +819,9 @@ def _sprt_note(run: _Plan, standings: _Standings) -> str | None:
 def _print_tables(
     console: Console,
     args: argparse.Namespace,
-    run: _Plan,
+    run: RunPlan,
     records: Sequence[GameRecord],
-    standings: _Standings,
+    standings: Standings,
     title: str,
 ) -> None:
     """Print the results table, the gauntlet's or the cross table, and the endings."""
@@ -778,9 +840,9 @@ def _print_tables(
 
 def _write_results(
     args: argparse.Namespace,
-    run: _Plan,
+    run: RunPlan,
     records: Sequence[GameRecord],
-    standings: _Standings,
+    standings: Standings,
     interrupted: bool,
     failed_run: BotFailedError | None,
 ) -> None:
@@ -794,7 +856,7 @@ def _write_results(
         "games_asked": args.games,
         "concurrency": args.concurrency,
         "seed": args.seed,
-        "server": str(server_target(args) or "embedded"),
+        "server": str(server_target(args) or ("queue" if args.queue else "embedded")),
         "move_time": args.move_time,
         "time_bank": args.time_bank,
         "forfeit_on_timeout": args.forfeit_on_timeout,
@@ -802,6 +864,10 @@ def _write_results(
         "max_stand_ins": args.max_stand_ins,
         "join_timeout": args.join_timeout,
     }
+    if args.queue:
+        from botarena.clients.runner._queue import redacted
+
+        config["queue"] = {"url": redacted(args.queue), "run": args.run}
     document = results_document(
         config,
         lineup,
@@ -827,6 +893,100 @@ def _write_results(
     _folder.write_json(args.out / _folder.RESULTS_FILE, document)
 
 
+class _QueueFailed(Exception):
+    """The queue of a ``--queue`` run failed; the message says how in one line."""
+
+
+def _check_queued(args: argparse.Namespace) -> None:
+    """Refuse the options a queued run cannot have, in one line; a run followed again
+    with ``--out`` continues that folder.
+
+    Raises:
+        SystemExit: ``--server``, ``--show-stderr`` or an operator file with ``--queue``.
+    """
+    if args.server:
+        raise SystemExit(
+            "botarena match: --queue runs are played on each worker's embedded servers, "
+            "not on --server"
+        )
+    if args.show_stderr:
+        raise SystemExit(
+            "botarena match: --show-stderr shows output where a game is played; with "
+            "--queue the bots' stderr is in each game's folder under --out"
+        )
+    for _, option in operator_options():
+        if getattr(args, option.dest) is not None:
+            raise SystemExit(
+                f"botarena match: {option.flag} configures an embedded server; the workers "
+                "of a --queue run play with the shipped tables"
+            )
+    if args.run and args.out is not None and args.out.is_dir() and _folder.holds_run(args.out):
+        args.resume = True
+
+
+def _queued_plan(url: str, run_id: str) -> dict[str, Any]:
+    """Return the stored plan (the options) of the queued run ``run_id``.
+
+    Raises:
+        SystemExit: The queue cannot be reached or has no such run, in one line.
+    """
+    from botarena.clients.runner._queue import QueueError
+    from botarena.clients.runner._queue_run import queued_document
+
+    try:
+        document = asyncio.run(queued_document(url, run_id))
+    except QueueError as error:
+        raise SystemExit(f"botarena match: {error}") from None
+    return {"schema_version": _PLAN_SCHEMA_VERSION, "options": document.get("options")}
+
+
+def _follow_queued(
+    args: argparse.Namespace,
+    run: RunPlan,
+    options: GameOptions,
+    records: list[GameRecord],
+    standings: Standings,
+    console: Console,
+) -> tuple[int, BotFailedError | None]:
+    """Queue the run (or follow ``--run``) until it ends; see ``_queue_run``.
+
+    Raises:
+        _QueueFailed: The queue failed.
+    """
+    from botarena.clients.runner._queue import QueueError
+    from botarena.clients.runner._queue_run import follow_queue
+    from botarena.clients.runner._queued import first_games, run_document
+
+    plan_options = _plan_options(args)
+    document = run_document(
+        plan_options,
+        run.lineup,
+        options,
+        first_games(run.lineup, run.plans),
+        keep_files=args.out is not None,
+    )
+
+    def queued(run_id: str) -> None:
+        args.run = run_id
+        if args.out:
+            # What --out DIR --resume --queue URL needs to follow the run again.
+            _folder.write_json(
+                args.out / _folder.PLAN_FILE,
+                {
+                    "schema_version": _PLAN_SCHEMA_VERSION,
+                    "options": plan_options,
+                    "queue_run": run_id,
+                },
+            )
+
+    try:
+        return asyncio.run(follow_queue(args, run, document, records, standings, console, queued))
+    except QueueError as error:
+        raise _QueueFailed(
+            str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
+        ) from None
+
+
 def run_match(
     args: argparse.Namespace,
     builtin: Mapping[str, BuiltinBot],
@@ -841,8 +1001,21 @@ def run_match(
     """
     # Off a terminal (CI logs, files) rich would wrap the table at 80 columns.
     console = console or Console(width=None if sys.stdout.isatty() else 150)
+    if args.queue:
+        from botarena.clients.runner._queued import require_psycopg
+
+        require_psycopg("botarena match")
+        _check_queued(args)
     stored = _open_out(args, console)
-    if stored is not None:
+    if args.queue and args.run is None and stored is not None:
+        args.run = stored.get("queue_run")
+        if args.run is None:
+            raise SystemExit(
+                f"botarena match: the run in {args.out} was not queued; resume it without --queue"
+            )
+    if args.queue and args.run:
+        _take_plan(args, _queued_plan(args.queue, args.run), queued=args.run)
+    elif stored is not None:
         _take_plan(args, stored)
     _validate(args)
     try:
@@ -866,7 +1039,7 @@ def run_match(
             f"{per_group} games each, {len(plans)} in all."
         )
     records: list[GameRecord] = []
-    if args.out:
+    if args.out and not args.queue:  # a queued run's folder is written from the queue
         if stored is not None:
             records = _folder.finished_games(args.out, plans)
             console.print(f"Resuming {args.out}: {len(records)} of {len(plans)} games finished.")
@@ -875,7 +1048,7 @@ def run_match(
             args.out / _folder.PLAN_FILE,
             {"schema_version": _PLAN_SCHEMA_VERSION, "options": _plan_options(args)},
         )
-    standings = _Standings(lineup, run.sprt)
+    standings = Standings(lineup, run.sprt)
     for record in sorted(records, key=lambda record: record.plan.number):
         standings.add(record)
     done = {record.plan.number for record in records}
@@ -898,7 +1071,9 @@ def run_match(
     failed_run: BotFailedError | None = None
     try:
         factories = {name: bot.factory for name, bot in builtin.items()}
-        if to_play:
+        if args.queue:
+            failures, failed_run = _follow_queued(args, run, options, records, standings, console)
+        elif to_play:
             failures, failed_run = asyncio.run(
                 _play_all(
                     args,
@@ -914,7 +1089,18 @@ def run_match(
             )
     except KeyboardInterrupt:
         interrupted = True
-        console.print("[yellow]Interrupted: bot processes stopped; reporting finished games.")
+        if args.queue:
+            console.print(
+                f"[yellow]Interrupted: the run stays queued and its workers go on; "
+                f"`botarena match --queue URL --run {args.run}` follows it again. "
+                "Reporting the games seen.",
+                highlight=False,
+            )
+        else:
+            console.print("[yellow]Interrupted: bot processes stopped; reporting finished games.")
+    except _QueueFailed as error:
+        console.print(f"[red]botarena match: {error}", highlight=False, soft_wrap=True)
+        return _EXIT_FAILED
     except _Unreachable as error:
         console.print(str(error), markup=False, highlight=False, soft_wrap=True)
         return _EXIT_FAILED

@@ -25,14 +25,9 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
-__all__ = [
-    "PostgresNotFoundError",
-    "create_database",
-    "drop_database",
-    "find_postgres_bin",
-    "local_postgres",
-]
+__all__ = ["PostgresNotFoundError", "find_postgres_bin", "local_postgres", "scratch_database"]
 
 SYSTEM_USER = "botarena-pg"
 DATABASE_USER = "botarena"
@@ -173,22 +168,20 @@ def _start(binaries: Path, data: Path, user: str | None, attempts: int) -> int:
     raise RuntimeError(f"PostgreSQL did not start in {attempts} attempts:\n{error}")
 
 
-def create_database(server_url: str) -> str:
-    """Create an empty database on the server of ``server_url``; return its URL (the
-    same user, host and port)."""
+@contextmanager
+def scratch_database(server_url: str, prefix: str = "scratch") -> Iterator[str]:
+    """Create a new, empty database on the server of ``server_url``; yield its URL; drop it
+    on exit (``WITH (FORCE)``: connections left open are closed). Needs psycopg."""
     import psycopg
+    from psycopg import sql
 
-    name = f"botarena_{secrets.token_hex(6)}"
-    with psycopg.connect(server_url, autocommit=True) as connection:
-        connection.execute(f"CREATE DATABASE {name}")
-    return f"{server_url.rsplit('/', 1)[0]}/{name}"
-
-
-def drop_database(server_url: str, url: str) -> None:
-    """Drop the database of ``url`` (made by :func:`create_database`), even while
-    something is still connected to it."""
-    import psycopg
-
-    name = url.rsplit("/", 1)[1]
-    with psycopg.connect(server_url, autocommit=True) as connection:
-        connection.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    name = f"{prefix}_{secrets.token_hex(6)}"
+    with psycopg.connect(server_url, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield urlunsplit(urlsplit(server_url)._replace(path=f"/{name}"))
+    finally:
+        with psycopg.connect(server_url, autocommit=True) as admin:
+            admin.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
