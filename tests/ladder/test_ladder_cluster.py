@@ -12,16 +12,20 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from random import Random
 from typing import Any
 
 from botarena.bots import get_bot
-from botarena.clients import AsyncLadderClient, run_ladder_bot_async
+from botarena.clients import AsyncLadderClient, RetryPolicy, run_ladder_bot_async
 from botarena.clients.testing import ServerProcess, free_port
 from botarena.v1 import ladder_pb2, match_pb2
 
 QWIRKLE = match_pb2.GAME_QWIRKLE
+# A ladder bot that tries the next node soon (LADDER_RECONNECT waits up to 10 s).
+_QUICK = RetryPolicy(max_attempts=1, max_backoff=1.0, max_elapsed=float("inf"))
 
 
 def _node(url: str, log: Path) -> ServerProcess:
@@ -112,3 +116,91 @@ def test_bots_on_one_node_play_what_the_other_schedules_until_it_dies_then_the_f
     assert started_by["other"]
     assert after["greedy"].games > before["greedy"].games
     assert after["greedy"].games == after["random"].games
+
+
+class _Holding:
+    """A reference bot that, once ``hold`` is set, waits in ``choose_move`` (in its worker
+    thread) until ``release``: a seat caught mid-match, on purpose."""
+
+    def __init__(self, name: str, hold: threading.Event, release: threading.Event) -> None:
+        self.bot = get_bot(name)
+        self.hold, self.release = hold, release
+        self.holding = threading.Event()
+
+    def choose_move(
+        self, view: match_pb2.PlayerView, legal_moves: Sequence[match_pb2.Move], rng: Random
+    ) -> match_pb2.Move:
+        if self.hold.is_set():
+            self.holding.set()
+            self.release.wait()
+        return self.bot.choose_move(view, legal_moves, rng)
+
+
+def test_a_ladder_bot_given_both_nodes_moves_on_to_the_second_when_its_node_is_killed(
+    postgres_database: str, tmp_path: Path
+) -> None:
+    first_log, second_log = tmp_path / "a.log", tmp_path / "b.log"
+    hold, release = threading.Event(), threading.Event()
+    made: list[_Holding] = []
+
+    def factory(name: str) -> _Holding:
+        made.append(_Holding(name, hold, release))
+        return made[-1]
+
+    with (
+        _node(postgres_database, first_log) as first,
+        _node(postgres_database, second_log) as second,
+    ):
+        first.start()  # it schedules: its matches run there
+        second.start()
+
+        async def run() -> tuple[dict[str, object], set[str]]:
+            async with AsyncLadderClient(target=first.address) as admin:
+                secrets = {
+                    name: (await admin.register_bot(name, "", QWIRKLE)).secret
+                    for name in ("greedy", "random")
+                }
+            outcomes: dict[str, object] = {}
+            bots = [
+                asyncio.create_task(
+                    run_ladder_bot_async(
+                        functools.partial(factory, name),
+                        server=[first.address, second.address],
+                        secret=secret,
+                        reconnect=_QUICK,
+                        on_match_end=outcomes.__setitem__,
+                    )
+                )
+                for name, secret in secrets.items()
+            ]
+            try:
+                await _until(lambda: len(outcomes) >= 2)
+                hold.set()  # the next decision waits: a match is running on the first node
+                await _until(lambda: any(bot.holding.is_set() for bot in made))
+                before_kill = set(outcomes)
+                first.kill()  # SIGKILL: its streams, its leases and the ladder's lock
+                hold.clear()
+                release.set()  # the held move goes to a dead node: the seat moves on
+                await _until(lambda: len(set(outcomes) - before_kill) >= 3)
+            finally:
+                release.set()
+                for task in bots:
+                    task.cancel()
+                await asyncio.gather(*bots, return_exceptions=True)
+            return outcomes, before_kill
+
+        outcomes, before_kill = asyncio.run(asyncio.wait_for(run(), 120))
+
+    # Both bots were connected to the first node, then (by themselves) to the second.
+    assert len(_events(first_log, "bot connected")) == 2
+    assert len(_events(second_log, "bot connected")) >= 2
+    started_first = {e["match"] for e in _events(first_log, "ladder match started")}
+    started_second = {e["match"] for e in _events(second_log, "ladder match started")}
+    ended = {name.removeprefix("matches/") for name in outcomes}
+    # Every match the killed node started was played to its end, the one held mid-match
+    # at the kill too: its seats followed it to the node that took it over.
+    assert started_first <= ended
+    assert started_first - {name.removeprefix("matches/") for name in before_kill}
+    assert started_second & ended
+    assert all(isinstance(o, match_pb2.MatchOutcome) for o in outcomes.values()), outcomes
+    assert len(ended - {name.removeprefix("matches/") for name in before_kill}) >= 3
