@@ -8,7 +8,7 @@ per match), and reconnects with backoff when the stream drops. The server repeat
 assignments of running matches on a new connection; seats already being played are not
 started twice. Given several servers (the nodes of one cluster), it connects to the
 first and, whenever a connection fails as retryable (the node died, say), to the next in
-turn, and its seats ask them in turn when their match's node is away.
+turn; each seat is played on the node its assignment names (``Assignment.node``).
 :func:`run_ladder_bot` does the same, blocking (like ``run_bot``), and
 :func:`run_ladder_command_async` plays each seat by starting a bot command instead
 (``botarena ladder connect --command``).
@@ -24,6 +24,7 @@ import os
 import random
 import signal
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from dataclasses import replace
 from typing import TypeAlias, TypeVar
 
 import grpc
@@ -201,8 +202,10 @@ async def run_ladder_bot_async(
             a sequence of them, the nodes of one cluster (servers sharing one database):
             the bot connects to the first, and to the next in turn whenever a connection
             fails as retryable (a node that died, say), waiting ``reconnect``'s backoff
-            between tries. When the node a seat talks to cannot be reached, the seat
-            asks the servers in turn, from the connected one on.
+            between tries. Each seat is played on the node its assignment names
+            (``Assignment.node``, with the TLS settings of the server the bot is
+            connected to); when that node cannot be reached, the seat asks the servers in
+            turn, from the connected one on.
         secret: The bot's secret from RegisterBot.
         capacity: Matches the bot plays at once; the server never assigns more.
         reconnect: Backoff between reconnects; the count of failures in a row resets
@@ -221,7 +224,10 @@ async def run_ladder_bot_async(
             # The seat's fallbacks, when the match's node is away: the connected server,
             # then the others in turn.
             servers = [nodes.client(target) for target in nodes.in_turn()]
-            return await play_seat(bot(), servers, assignment.seat_token, assignment.match)
+            start = nodes.client(nodes.target_of(assignment.node)) if assignment.node else None
+            return await play_seat(
+                bot(), servers, assignment.seat_token, assignment.match, start=start
+            )
 
         await _serve_assignments(play, nodes, secret, capacity, reconnect, on_match_end)
 
@@ -300,6 +306,14 @@ class _Nodes:
     def in_turn(self) -> list[ServerTarget]:
         """Every server, the current one first, then the others in turn."""
         return self.targets[self.index :] + self.targets[: self.index]
+
+    def target_of(self, address: str) -> ServerTarget:
+        """The target of a node's ``HOST:PORT``: the server given for it, else the
+        current server's TLS settings at that address (ladder.proto: Assignment.node)."""
+        for target in self.targets:
+            if target.address == address:
+                return target
+        return replace(self.current, address=address)
 
     def client(self, target: ServerTarget) -> AsyncMatchClient:
         """The match client of ``target``'s node (opened once)."""
