@@ -3,9 +3,11 @@
 A throwaway PostgreSQL on 127.0.0.1 (``local_postgres``), three ``botarena serve --db URL
 --advertise 127.0.0.1:PORT --ladder`` nodes, and the reference Qwirkle bots (greedy and
 random, several of each) registered and connected to the ladder, spread over the nodes.
-Once matches are running, the node that runs the most of them is killed with SIGKILL
-(it is the scheduling node: it creates every ladder match); its bots reconnect to the
-others, as a supervisor would restart them. The ladder plays a planned number of matches
+Each bot is given every node's address, its own node first (``run_ladder_bot_async``
+with several servers). Once matches are running, the node that runs the most of them is
+killed with SIGKILL (it is the scheduling node: it creates every ladder match); its bots
+move on to the next node by themselves, and their seats follow the matches to the node
+that takes them over. The ladder plays a planned number of matches
 (every pair of bots --pair-cap times: then the hourly pair cap stops it), and the demo
 prints the leaderboard, ``matches finished: N/N`` checked in the store (every match that
 started finished, exactly once), the moves per second and the takeover time: from the
@@ -41,7 +43,7 @@ from botarena.v1 import match_pb2
 
 _NODES = 3
 _KINDS = ("greedy", "random")
-# The bots of the killed node find another node quickly.
+# The bots of the killed node find the next node quickly.
 _RECONNECT = RetryPolicy(max_attempts=1, max_backoff=1.0, max_elapsed=float("inf"))
 
 
@@ -69,16 +71,15 @@ class Cluster:
         with self.store.database.session() as db:
             return db.rows(sql, parameters)
 
-    def connect(self, name: str, secret: str, node: ServerProcess) -> None:
-        """(Re)connect the bot ``name`` to ``node`` (a ladder bot of its own)."""
-        old = self.bots.pop(name, None)
-        if old is not None:
-            old.cancel()
+    def connect(self, name: str, secret: str, first: int) -> None:
+        """Connect the bot ``name`` (a ladder bot of its own) to every node, node number
+        ``first`` first, then the others in turn."""
         kind = name.split("-")[0]
+        addresses = [node.address for node in self.nodes]
         self.bots[name] = asyncio.create_task(
             run_ladder_bot_async(
                 BUILTIN_BOTS[kind].factory,
-                server=node.address,
+                server=addresses[first:] + addresses[:first],
                 secret=secret,
                 capacity=2,
                 reconnect=_RECONNECT,
@@ -124,7 +125,7 @@ async def _run(cluster: Cluster, args: argparse.Namespace) -> int:
         for name in names:
             secrets[name] = (await client.register_bot(name, "demo", match_pb2.GAME_QWIRKLE)).secret
     for number, name in enumerate(names):
-        cluster.connect(name, secrets[name], cluster.nodes[number % _NODES])
+        cluster.connect(name, secrets[name], number % _NODES)
     console.print(f"{len(names)} bots connected, spread over the nodes; {planned} matches planned")
     started_at = time.time()
     while not (cluster.ladder_counts()[0] >= 2 * _NODES and cluster.running_by_node().total()):
@@ -148,9 +149,6 @@ async def _run(cluster: Cluster, args: argparse.Namespace) -> int:
         f"{victim_matches} of {running.total()} running matches"
     )
     survivors = [node for node in cluster.nodes if node is not victim]
-    for number, name in enumerate(names):
-        if number % _NODES == cluster.nodes.index(victim):
-            cluster.connect(name, secrets[name], survivors[number % len(survivors)])
     with console.status(f"playing until {planned} matches have finished"):
         while cluster.ladder_counts()[1] < planned:
             await asyncio.sleep(0.2)
@@ -218,7 +216,7 @@ def report(
             f"last {max(firsts) - killed_at:.2f} s; leases of {lease_seconds:g} s)"
         )
     timeouts = cluster.rows("SELECT COALESCE(SUM(timeouts), 0) FROM ladder_seats")[0][0]
-    console.print(f"seat timeouts (bots of the killed node, reconnected elsewhere): {timeouts}")
+    console.print(f"seat timeouts (bots of the killed node, moved on to another): {timeouts}")
     return 0 if len(good) == len(started) else 1
 
 

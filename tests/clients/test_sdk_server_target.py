@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from botarena.clients import ServerTarget
-from botarena.clients._target import add_server_arguments, server_target
+from botarena.clients._target import add_server_arguments, server_target, server_targets
 
 
 @pytest.mark.parametrize(
@@ -113,3 +113,17 @@ def test_server_target_refuses_flags_and_files_it_cannot_use(
     argv = [tls_files.server_key if item == "KEY" else item for item in argv]
     with pytest.raises(ValueError, match=problem):
         server_target(_flags(*argv))
+
+
+def test_a_repeatable_server_flag_replaces_its_default_and_gives_each_the_tls_flags(
+    tls_files: Any,
+) -> None:
+    parser = argparse.ArgumentParser()
+    add_server_arguments(parser, default="d:1", help_text="the servers", several=True)
+    assert server_targets(parser.parse_args([])) == [ServerTarget("d:1")]
+    given = parser.parse_args(["--server", "a:1", "--server", "b:2", "--tls-ca", tls_files.ca])
+    assert server_targets(given) == [
+        ServerTarget("a:1", tls=True, ca_file=tls_files.ca),
+        ServerTarget("b:2", tls=True, ca_file=tls_files.ca),
+    ]
+    assert server_target(given) == ServerTarget("a:1", tls=True, ca_file=tls_files.ca)

@@ -163,6 +163,21 @@ def test_an_unreachable_server_is_one_clear_line(
     assert len(out.strip().splitlines()) == 1
 
 
+def test_connect_with_several_servers_says_which_it_tried_when_none_answers(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    ports = []
+    for _ in range(2):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            ports.append(probe.getsockname()[1])
+    servers = [item for port in ports for item in ("--server", f"127.0.0.1:{port}")]
+    assert main(["ladder", "connect", "--bot", "random", "--secret", "s", *servers]) == 1
+    out = capsys.readouterr().out
+    # Each was asked in turn; the line names the last.
+    assert out.startswith(f"botarena ladder: cannot reach the server at 127.0.0.1:{ports[1]}")
+
+
 def test_a_server_without_a_ladder_says_so(capsys: pytest.CaptureFixture[str]) -> None:
     with start_server() as address:
         assert main(["ladder", "leaderboard", "--server", address]) == 1

@@ -10,23 +10,35 @@ lock, finishes the matches it left (their leases expire) and goes on starting ne
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import json
-from collections.abc import Callable
+import threading
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
+from random import Random
 from typing import Any
 
 from botarena.bots import get_bot
-from botarena.clients import AsyncLadderClient, run_ladder_bot_async
+from botarena.clients import (
+    AsyncLadderClient,
+    AsyncMatchClient,
+    Bot,
+    MatchOnOtherNodeError,
+    RetryPolicy,
+    run_ladder_bot_async,
+)
 from botarena.clients.testing import ServerProcess, free_port
 from botarena.v1 import ladder_pb2, match_pb2
 
 QWIRKLE = match_pb2.GAME_QWIRKLE
+# A ladder bot that tries the next node soon (LADDER_RECONNECT waits up to 10 s).
+_QUICK = RetryPolicy(max_attempts=1, max_backoff=1.0, max_elapsed=float("inf"))
 
 
-def _node(url: str, log: Path) -> ServerProcess:
+def _node(url: str, log: Path, *more: str) -> ServerProcess:
     port = free_port()
-    options = ["--advertise", f"127.0.0.1:{port}", "--lease-seconds", "2", "--ladder"]
+    options = ["--advertise", f"127.0.0.1:{port}", "--lease-seconds", "2", "--ladder", *more]
     return ServerProcess(url, options=options, log_path=log, port=port)
 
 
@@ -38,6 +50,40 @@ def _events(log: Path, name: str) -> list[dict[str, Any]]:
 async def _until(condition: Callable[[], bool]) -> None:
     while not condition():
         await asyncio.sleep(0.05)
+
+
+@contextlib.asynccontextmanager
+async def _ladder_bots(
+    admin: str,
+    bot: Callable[[str], Bot],
+    on_match_end: Callable[[str, object], None],
+    **options: Any,
+) -> AsyncIterator[None]:
+    """Register greedy and random at ``admin`` and keep both connected (``bot(name)``
+    makes each match's player; ``options`` go to ``run_ladder_bot_async``) for the
+    block."""
+    async with AsyncLadderClient(target=admin) as client:
+        secrets = {
+            name: (await client.register_bot(name, "", QWIRKLE)).secret
+            for name in ("greedy", "random")
+        }
+    bots = [
+        asyncio.create_task(
+            run_ladder_bot_async(
+                functools.partial(bot, name),
+                secret=secret,
+                on_match_end=on_match_end,
+                **options,
+            )
+        )
+        for name, secret in secrets.items()
+    ]
+    try:
+        yield
+    finally:
+        for task in bots:
+            task.cancel()
+        await asyncio.gather(*bots, return_exceptions=True)
 
 
 async def _board(address: str) -> dict[str, ladder_pb2.LeaderboardEntry]:
@@ -59,24 +105,13 @@ def test_bots_on_one_node_play_what_the_other_schedules_until_it_dies_then_the_f
         other.start()
 
         async def run() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], set[str]]:
-            async with AsyncLadderClient(target=scheduler.address) as admin:
-                secrets = {
-                    name: (await admin.register_bot(name, "", QWIRKLE)).secret
-                    for name in ("greedy", "random")
-                }
             ended: list[str] = []
-            bots = [
-                asyncio.create_task(
-                    run_ladder_bot_async(
-                        functools.partial(get_bot, name),
-                        server=other.address,  # never the scheduling node
-                        secret=secret,
-                        on_match_end=lambda match, outcome: ended.append(match),
-                    )
-                )
-                for name, secret in secrets.items()
-            ]
-            try:
+            async with _ladder_bots(
+                scheduler.address,
+                get_bot,
+                lambda match, outcome: ended.append(match),
+                server=other.address,  # never the scheduling node
+            ):
                 await _until(lambda: len(set(ended)) >= 2)
                 before = await _board(other.address)
                 seen_from_scheduler = await _board(scheduler.address)
@@ -84,10 +119,6 @@ def test_bots_on_one_node_play_what_the_other_schedules_until_it_dies_then_the_f
                 scheduler.kill()  # SIGKILL, perhaps mid-match: no lock or lease let go
                 await _until(lambda: len(set(ended) - played_before) >= 2)
                 after = await _board(other.address)
-            finally:
-                for task in bots:
-                    task.cancel()
-                await asyncio.gather(*bots, return_exceptions=True)
             return before, seen_from_scheduler, after, played_before
 
         before, seen_from_scheduler, after, played_before = asyncio.run(
@@ -112,3 +143,124 @@ def test_bots_on_one_node_play_what_the_other_schedules_until_it_dies_then_the_f
     assert started_by["other"]
     assert after["greedy"].games > before["greedy"].games
     assert after["greedy"].games == after["random"].games
+
+
+class _Holding:
+    """A reference bot that, once ``hold`` is set, waits in ``choose_move`` (in its worker
+    thread) until ``release``: a seat caught mid-match, on purpose."""
+
+    def __init__(self, name: str, hold: threading.Event, release: threading.Event) -> None:
+        self.bot = get_bot(name)
+        self.hold, self.release = hold, release
+        self.holding = threading.Event()
+
+    def choose_move(
+        self, view: match_pb2.PlayerView, legal_moves: Sequence[match_pb2.Move], rng: Random
+    ) -> match_pb2.Move:
+        if self.hold.is_set():
+            self.holding.set()
+            self.release.wait()
+        return self.bot.choose_move(view, legal_moves, rng)
+
+
+def test_a_ladder_bot_given_both_nodes_moves_on_to_the_second_when_its_node_is_killed(
+    postgres_database: str, tmp_path: Path
+) -> None:
+    first_log, second_log = tmp_path / "a.log", tmp_path / "b.log"
+    hold, release = threading.Event(), threading.Event()
+    made: list[_Holding] = []
+
+    def factory(name: str) -> _Holding:
+        made.append(_Holding(name, hold, release))
+        return made[-1]
+
+    with (
+        _node(postgres_database, first_log) as first,
+        _node(postgres_database, second_log) as second,
+    ):
+        first.start()  # it schedules: its matches run there
+        second.start()
+
+        async def run() -> tuple[dict[str, object], set[str]]:
+            outcomes: dict[str, object] = {}
+            try:
+                async with _ladder_bots(
+                    first.address,
+                    factory,
+                    outcomes.__setitem__,
+                    server=[first.address, second.address],
+                    reconnect=_QUICK,
+                ):
+                    await _until(lambda: len(outcomes) >= 2)
+                    hold.set()  # the next decision waits: a match is running on the first node
+                    await _until(lambda: any(bot.holding.is_set() for bot in made))
+                    before_kill = set(outcomes)
+                    first.kill()  # SIGKILL: its streams, its leases and the ladder's lock
+                    hold.clear()
+                    release.set()  # the held move goes to a dead node: the seat moves on
+                    await _until(lambda: len(set(outcomes) - before_kill) >= 3)
+            finally:
+                release.set()
+            return outcomes, before_kill
+
+        outcomes, before_kill = asyncio.run(asyncio.wait_for(run(), 120))
+
+    # Both bots were connected to the first node, then (by themselves) to the second.
+    assert len(_events(first_log, "bot connected")) == 2
+    assert len(_events(second_log, "bot connected")) >= 2
+    started_first = {e["match"] for e in _events(first_log, "ladder match started")}
+    started_second = {e["match"] for e in _events(second_log, "ladder match started")}
+    ended = {name.removeprefix("matches/") for name in outcomes}
+    # Every match the killed node started was played to its end, the one held mid-match
+    # at the kill too: its seats followed it to the node that took it over.
+    assert started_first <= ended
+    assert started_first - {name.removeprefix("matches/") for name in before_kill}
+    assert started_second & ended
+    assert all(isinstance(o, match_pb2.MatchOutcome) for o in outcomes.values()), outcomes
+    assert len(ended - {name.removeprefix("matches/") for name in before_kill}) >= 3
+
+
+def test_a_ladder_bot_plays_each_seat_on_the_node_its_assignment_names_without_a_redirect(
+    postgres_database: str, tmp_path: Path
+) -> None:
+    scheduler_log, other_log = tmp_path / "a.log", tmp_path / "b.log"
+    with (
+        _node(postgres_database, scheduler_log) as scheduler,
+        # At debug level a node logs every refusal, a redirect included, with its reason.
+        _node(postgres_database, other_log, "--log-level", "debug") as other,
+    ):
+        scheduler.start()
+        other.start()
+
+        async def run() -> tuple[dict[str, object], MatchOnOtherNodeError]:
+            outcomes: dict[str, object] = {}
+            async with _ladder_bots(
+                scheduler.address,
+                get_bot,
+                outcomes.__setitem__,
+                server=other.address,  # never the node that runs the matches
+            ):
+                await _until(lambda: len(outcomes) >= 3)
+            # The control: a call for one of the scheduler's matches sent to the other
+            # node is redirected, and the other node's log shows it.
+            async with AsyncMatchClient(target=scheduler.address) as client:
+                config = match_pb2.MatchConfig(game=QWIRKLE, seat_count=2, seed=1)
+                created = await client.create_match(config)
+            async with AsyncMatchClient(target=other.address) as client:
+                try:
+                    await client.get_match(created.match.name)
+                except MatchOnOtherNodeError as error:
+                    return outcomes, error
+            raise AssertionError("the other node answered for the scheduler's match")
+
+        outcomes, redirect = asyncio.run(asyncio.wait_for(run(), 100))
+
+    assert redirect.node == scheduler.address
+    assert all(isinstance(o, match_pb2.MatchOutcome) for o in outcomes.values()), outcomes
+    started = {e["match"] for e in _events(scheduler_log, "ladder match started")}
+    assert {name.removeprefix("matches/") for name in outcomes} <= started
+    refused = [
+        e for e in _events(other_log, "request refused") if e["reason"] == "MATCH_ON_OTHER_NODE"
+    ]
+    # Only the control's: the bots' seats went straight to the scheduling node.
+    assert len(refused) == 1, refused

@@ -56,7 +56,15 @@ from botarena.clients._retry import (
 from botarena.clients._target import ServerTarget
 from botarena.v1 import match_pb2
 
-__all__ = ["Bot", "DecisionClock", "RetryPolicy", "current_decision", "run_bot", "run_bot_async"]
+__all__ = [
+    "Bot",
+    "DecisionClock",
+    "RetryPolicy",
+    "current_decision",
+    "play_seat",
+    "run_bot",
+    "run_bot_async",
+]
 
 _logger = logging.getLogger("botarena.clients.bot")
 
@@ -180,15 +188,55 @@ async def run_bot_async(
         Exception: Whatever the bot's ``choose_move`` or hooks raised.
     """
     if isinstance(server, AsyncMatchClient):
-        return await _SeatPlayer(
-            bot, server.with_token(token), match, seed, think_in_thread, reconnect, resubmit
-        ).play()
+        return await play_seat(
+            bot,
+            [server],
+            token,
+            match,
+            seed=seed,
+            think_in_thread=think_in_thread,
+            reconnect=reconnect,
+            resubmit=resubmit,
+        )
     async with AsyncMatchClient(
         target=server, token=token, channel_options=RECONNECT_CHANNEL_OPTIONS
     ) as client:
         return await _SeatPlayer(
-            bot, client, match, seed, think_in_thread, reconnect, resubmit
+            bot, [client], client, match, seed, think_in_thread, reconnect, resubmit
         ).play()
+
+
+async def play_seat(
+    bot: Bot,
+    servers: Sequence[AsyncMatchClient],
+    token: str,
+    match: str,
+    *,
+    start: AsyncMatchClient | None = None,
+    seed: int | None = None,
+    think_in_thread: bool = True,
+    reconnect: RetryPolicy = _DEFAULT_RECONNECT,
+    resubmit: RetryPolicy = _DEFAULT_RESUBMIT,
+) -> match_pb2.MatchOutcome:
+    """Play a seat as :func:`run_bot_async` does, over shared clients of the nodes of
+    one cluster (the ladder's bots).
+
+    The seat talks to ``start`` first (the node that runs the match, when known; by
+    default ``servers[0]``). When the node it talks to cannot be reached it asks the
+    ``servers`` in turn, which redirect it to the match's owner (or take the match
+    over once its lease has expired). Every client's channel is shared: the seat sends
+    ``token`` on copies of them.
+    """
+    if not servers:
+        raise ValueError("a seat needs at least one server")
+    homes = [server.with_token(token) for server in servers]
+    first = homes[0]
+    if start is not None:
+        same = [home for home in homes if home.server.address == start.server.address]
+        first = same[0] if same else start.with_token(token)
+    return await _SeatPlayer(
+        bot, homes, first, match, seed, think_in_thread, reconnect, resubmit
+    ).play()
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,6 +297,7 @@ class _SeatPlayer:
     def __init__(
         self,
         bot: Bot,
+        homes: Sequence[AsyncMatchClient],
         client: AsyncMatchClient,
         match: str,
         seed: int | None,
@@ -257,11 +306,13 @@ class _SeatPlayer:
         resubmit: RetryPolicy,
     ) -> None:
         self.bot = bot
-        # Where the seat was sent (home), and the node that runs its match now: several
-        # server nodes on one database redirect a match's calls to its owner
-        # (MATCH_ON_OTHER_NODE), and a node that cannot be reached sends the seat home
-        # again, where the match's new owner is known once it has taken it over.
-        self.home = client
+        # Where the seat was sent (its homes: one, or a ladder bot's servers), and the
+        # node that runs its match now: several server nodes on one database redirect a
+        # match's calls to its owner (MATCH_ON_OTHER_NODE), and a node that cannot be
+        # reached sends the seat home again (to the next home when that one is the node
+        # that failed), where the match's new owner is known once it has taken it over.
+        self.homes = list(homes)
+        self.home_index = 0
         self.client = client
         self.nodes: dict[str, AsyncMatchClient] = {}
         self.match = match
@@ -314,26 +365,33 @@ class _SeatPlayer:
                 return True  # the other task of the seat followed it first
             client = self.nodes.get(error.node)
             if client is None:
-                server = replace(self.home.server, address=error.node)
-                client = self.nodes[error.node] = AsyncMatchClient(
-                    target=server,
-                    token=self.home.token,
-                    timeout=self.home.timeout,
-                    channel_options=RECONNECT_CHANNEL_OPTIONS,
+                home = self.homes[0]
+                client = next(
+                    (other for other in self.homes if other.server.address == error.node),
+                    None,
                 )
+                if client is None:
+                    client = self.nodes[error.node] = AsyncMatchClient(
+                        target=replace(home.server, address=error.node),
+                        token=home.token,
+                        timeout=home.timeout,
+                        channel_options=RECONNECT_CHANNEL_OPTIONS,
+                    )
             _logger.info("seat %d: match runs on %s, following it", self.seat, error.node)
             self.client = client
             return True
-        if isinstance(error, TransientError) and via is not self.home:
+        if isinstance(error, TransientError):
             if self.client is not via:
                 return True  # the other task of the seat moved on already
-            _logger.info(
-                "seat %d: %s unreachable, asking %s",
-                self.seat,
-                self.client.target,
-                self.home.target,
-            )
-            self.client = self.home
+            home = self.homes[self.home_index]
+            if home.server.address == via.server.address:
+                # The home itself is away: the next one, in turn (none with one home).
+                self.home_index = (self.home_index + 1) % len(self.homes)
+                home = self.homes[self.home_index]
+            if home is via:
+                return False
+            _logger.info("seat %d: %s unreachable, asking %s", self.seat, via.target, home.target)
+            self.client = home
             return True
         return False
 

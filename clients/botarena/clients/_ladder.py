@@ -6,7 +6,10 @@ LadderService's ``Connect`` stream with the bot's secret, plays every assigned s
 :func:`~botarena.clients.run_bot_async` (at most ``capacity`` at once, a new bot object
 per match), and reconnects with backoff when the stream drops. The server repeats the
 assignments of running matches on a new connection; seats already being played are not
-started twice. :func:`run_ladder_bot` does the same, blocking (like ``run_bot``), and
+started twice. Given several servers (the nodes of one cluster), it connects to the
+first and, whenever a connection fails as retryable (the node died, say), to the next in
+turn; each seat is played on the node its assignment names (``Assignment.node``).
+:func:`run_ladder_bot` does the same, blocking (like ``run_bot``), and
 :func:`run_ladder_command_async` plays each seat by starting a bot command instead
 (``botarena ladder connect --command``).
 """
@@ -21,29 +24,35 @@ import os
 import random
 import signal
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
-from typing import TypeVar
+from dataclasses import replace
+from typing import TypeAlias, TypeVar
 
 import grpc
 
 from botarena.clients._aio import AsyncMatchClient
-from botarena.clients._bot import Bot, run_bot_async
+from botarena.clients._bot import Bot, play_seat
 from botarena.clients._channel import AsyncChannelClient
 from botarena.clients._common import new_request_id
 from botarena.clients._errors import BotarenaError
 from botarena.clients._main import ENV_MATCH, ENV_SERVER, ENV_TOKEN
-from botarena.clients._retry import Retry, RetryPolicy, is_retryable
+from botarena.clients._retry import RECONNECT_CHANNEL_OPTIONS, Retry, RetryPolicy, is_retryable
 from botarena.clients._target import ServerTarget
 from botarena.v1 import ladder_pb2, ladder_pb2_grpc, match_pb2, match_service_pb2
 
 __all__ = [
     "LADDER_RECONNECT",
     "AsyncLadderClient",
+    "Servers",
+    "ladder_targets",
     "run_ladder_bot",
     "run_ladder_bot_async",
     "run_ladder_command_async",
 ]
 
 OutcomeT = TypeVar("OutcomeT")
+
+Servers: TypeAlias = str | ServerTarget | Sequence[str | ServerTarget]
+"""Where a ladder bot connects: one server, or the nodes of one cluster, tried in turn."""
 
 LADDER_RECONNECT = RetryPolicy(max_attempts=1, max_backoff=10.0, max_elapsed=math.inf)
 """A ladder bot's default reconnect policy: keep trying forever, at most 10 s apart."""
@@ -136,7 +145,7 @@ class AsyncLadderClient(AsyncChannelClient[ladder_pb2_grpc.LadderServiceStub]):
 def run_ladder_bot(
     bot: Callable[[], Bot],
     *,
-    server: str | ServerTarget,
+    server: Servers,
     secret: str,
     capacity: int = 1,
     reconnect: RetryPolicy = LADDER_RECONNECT,
@@ -176,7 +185,7 @@ def run_ladder_bot(
 async def run_ladder_bot_async(
     bot: Callable[[], Bot],
     *,
-    server: str | ServerTarget,
+    server: Servers,
     secret: str,
     capacity: int = 1,
     reconnect: RetryPolicy = LADDER_RECONNECT,
@@ -189,7 +198,14 @@ async def run_ladder_bot_async(
         bot: Makes the bot for one match (a class or a factory): each match gets its own,
             so per-match state never mixes.
         server: The server, ``host:port`` or ``botarena+tls://host:port[?ca=PATH]`` or a
-            :class:`ServerTarget`; both the ladder's and the matches' channels use it.
+            :class:`ServerTarget`; both the ladder's and the matches' channels use it. Or
+            a sequence of them, the nodes of one cluster (servers sharing one database):
+            the bot connects to the first, and to the next in turn whenever a connection
+            fails as retryable (a node that died, say), waiting ``reconnect``'s backoff
+            between tries. Each seat is played on the node its assignment names
+            (``Assignment.node``, with the TLS settings of the server the bot is
+            connected to); when that node cannot be reached, the seat asks the servers in
+            turn, from the connected one on.
         secret: The bot's secret from RegisterBot.
         capacity: Matches the bot plays at once; the server never assigns more.
         reconnect: Backoff between reconnects; the count of failures in a row resets
@@ -198,48 +214,134 @@ async def run_ladder_bot_async(
             that ended the seat) when each assigned match ends.
 
     Raises:
+        ValueError: ``server`` is an empty sequence or a malformed target.
         BotarenaError: The secret is missing or wrong, the request is refused, or the
             ``reconnect`` policy gave up (``LADDER_RECONNECT`` never does).
     """
-    async with AsyncMatchClient(target=server) as matches:
+    async with _Nodes(ladder_targets(server)) as nodes:
 
         async def play(assignment: ladder_pb2.Assignment) -> match_pb2.MatchOutcome:
-            return await run_bot_async(
-                bot(), server=matches, token=assignment.seat_token, match=assignment.match
+            # The seat's fallbacks, when the match's node is away: the connected server,
+            # then the others in turn.
+            servers = [nodes.client(target) for target in nodes.in_turn()]
+            start = nodes.client(nodes.target_of(assignment.node)) if assignment.node else None
+            return await play_seat(
+                bot(), servers, assignment.seat_token, assignment.match, start=start
             )
 
-        await _serve_assignments(play, server, secret, capacity, reconnect, on_match_end)
+        await _serve_assignments(play, nodes, secret, capacity, reconnect, on_match_end)
 
 
 async def run_ladder_command_async(
     command: Sequence[str],
     *,
-    server: str | ServerTarget,
+    server: Servers,
     secret: str,
     capacity: int = 1,
     reconnect: RetryPolicy = LADDER_RECONNECT,
 ) -> None:
     """Like :func:`run_ladder_bot_async`, but each assigned seat is played by starting
     ``command`` with ``--server`` and ``--token`` (the bot executable convention,
-    docs/bots.md; ``--server`` is ``server``'s one string, so a TLS server's CA goes
-    along); its output goes to this process's. A command that fails (exits
-    non-zero or cannot start) has its seat resigned at once, as the match runner does.
+    docs/bots.md); its output goes to this process's. ``--server`` is the one string of
+    the server the ladder connection uses at that moment (so a TLS server's CA goes
+    along; the SDK's ``run_bot`` follows the redirect to the match's node from there).
+    A command that fails (exits non-zero or cannot start) has its seat resigned at once,
+    as the match runner does.
     """
-    async with AsyncMatchClient(target=server) as matches:
+    async with _Nodes(ladder_targets(server)) as nodes:
 
         async def play(assignment: ladder_pb2.Assignment) -> int:
-            status = await _run_command(command, str(server), assignment)
+            target = nodes.current
+            status = await _run_command(command, str(target), assignment)
             if status != 0:
                 _logger.warning("bot command for %s failed (%s)", assignment.match, status)
                 with contextlib.suppress(BotarenaError):
-                    await matches.with_token(assignment.seat_token).resign_match(
-                        assignment.match,
-                        request_id=new_request_id(),
-                        reason=match_service_pb2.RESIGN_REASON_BOT_EXITED,
+                    await (
+                        nodes.client(target)
+                        .with_token(assignment.seat_token)
+                        .resign_match(
+                            assignment.match,
+                            request_id=new_request_id(),
+                            reason=match_service_pb2.RESIGN_REASON_BOT_EXITED,
+                        )
                     )
             return status
 
-        await _serve_assignments(play, server, secret, capacity, reconnect, None)
+        await _serve_assignments(play, nodes, secret, capacity, reconnect, None)
+
+
+def ladder_targets(server: Servers) -> list[ServerTarget]:
+    """Return the servers ``server`` names: one, or each of a sequence, in order.
+
+    Raises:
+        ValueError: No server, or one of a malformed form (``ServerTarget.parse``).
+    """
+    if isinstance(server, str | ServerTarget):
+        return [ServerTarget.parse(server)]
+    targets = [ServerTarget.parse(each) for each in server]
+    if not targets:
+        raise ValueError("no server given")
+    return targets
+
+
+class _Nodes:
+    """A ladder bot's servers, the one its connection uses now, and one client per node
+    address (its channel shared by every seat there, and by the ladder connection)."""
+
+    def __init__(self, targets: Sequence[ServerTarget]) -> None:
+        self.targets = list(targets)
+        self.index = 0
+        self._matches: dict[str, AsyncMatchClient] = {}
+        self._ladders: dict[str, AsyncLadderClient] = {}
+
+    @property
+    def current(self) -> ServerTarget:
+        """The server the ladder connection uses (or tries next)."""
+        return self.targets[self.index]
+
+    def advance(self) -> None:
+        """Move on to the next server, in turn (the same one when it is the only one)."""
+        self.index = (self.index + 1) % len(self.targets)
+
+    def in_turn(self) -> list[ServerTarget]:
+        """Every server, the current one first, then the others in turn."""
+        return self.targets[self.index :] + self.targets[: self.index]
+
+    def target_of(self, address: str) -> ServerTarget:
+        """The target of a node's ``HOST:PORT``: the server given for it, else the
+        current server's TLS settings at that address (ladder.proto: Assignment.node)."""
+        for target in self.targets:
+            if target.address == address:
+                return target
+        return replace(self.current, address=address)
+
+    def client(self, target: ServerTarget) -> AsyncMatchClient:
+        """The match client of ``target``'s node (opened once)."""
+        client = self._matches.get(target.address)
+        if client is None:
+            client = self._matches[target.address] = AsyncMatchClient(
+                target=target, channel_options=RECONNECT_CHANNEL_OPTIONS
+            )
+        return client
+
+    def ladder(self, secret: str) -> AsyncLadderClient:
+        """The ladder client of the current server, sending ``secret`` (opened once)."""
+        target = self.current
+        client = self._ladders.get(target.address)
+        if client is None:
+            client = self._ladders[target.address] = AsyncLadderClient(
+                target=target, token=secret, channel_options=RECONNECT_CHANNEL_OPTIONS
+            )
+        return client
+
+    async def __aenter__(self) -> _Nodes:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        for ladder in self._ladders.values():
+            await ladder.close()
+        for client in self._matches.values():
+            await client.close()
 
 
 async def _run_command(
@@ -279,62 +381,70 @@ async def _run_command(
 
 async def _serve_assignments(
     play: Callable[[ladder_pb2.Assignment], Awaitable[OutcomeT]],
-    server: str | ServerTarget,
+    nodes: _Nodes,
     secret: str,
     capacity: int,
     reconnect: RetryPolicy,
     on_match_end: Callable[[str, OutcomeT | BaseException], None] | None,
 ) -> None:
-    """Hold the Connect stream, reconnecting under ``reconnect``, and ``play`` each
-    assignment once, at most ``capacity`` at a time (the server's promise)."""
+    """Hold the Connect stream, reconnecting under ``reconnect`` (to the next of
+    ``nodes`` after a retryable failure), and ``play`` each assignment once, at most
+    ``capacity`` at a time (the server's promise)."""
     jitter = random.Random()
     playing: dict[str, asyncio.Task[None]] = {}
-    async with AsyncLadderClient(target=server, token=secret) as ladder:
 
-        async def follow(assignment: ladder_pb2.Assignment) -> None:
-            outcome: OutcomeT | BaseException
-            try:
-                outcome = await play(assignment)
-            except Exception as exc:  # a crashing seat must not end the ladder bot
-                _logger.warning("ladder match %s ended with %r", assignment.match, exc)
-                outcome = exc
-            finally:
-                playing.pop(assignment.match, None)
-            if on_match_end is not None:
-                on_match_end(assignment.match, outcome)
-
-        retry = Retry(reconnect, jitter)
+    async def follow(assignment: ladder_pb2.Assignment) -> None:
+        outcome: OutcomeT | BaseException
         try:
-            while True:
-                error: BotarenaError | None = None
-                try:
-                    # Playing nothing, this process holds no seat tokens: the server may
-                    # hand its running matches over with new ones (ConnectRequest).
-                    connecting = ladder.connect(capacity, resume_seats=not playing)
-                    async with contextlib.aclosing(connecting) as stream:
-                        async for message in stream:
-                            retry.succeeded()
-                            if message.WhichOneof("kind") != "assignment":
-                                continue
-                            assignment = message.assignment
-                            if assignment.match not in playing:
-                                playing[assignment.match] = asyncio.create_task(
-                                    follow(assignment),
-                                    name=f"botarena-ladder-{assignment.match}",
-                                )
-                except BotarenaError as exc:
-                    if not is_retryable(exc):
-                        raise
-                    error = exc
-                delay = retry.failed(error)
-                if delay is None:
-                    raise error or BotarenaError(
-                        grpc.StatusCode.UNAVAILABLE, None, "the ladder connection kept ending"
-                    )
-                _logger.info("ladder connection lost (%s); reconnecting in %.2f s", error, delay)
-                await asyncio.sleep(delay)
+            outcome = await play(assignment)
+        except Exception as exc:  # a crashing seat must not end the ladder bot
+            _logger.warning("ladder match %s ended with %r", assignment.match, exc)
+            outcome = exc
         finally:
-            tasks = list(playing.values())
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            playing.pop(assignment.match, None)
+        if on_match_end is not None:
+            on_match_end(assignment.match, outcome)
+
+    retry = Retry(reconnect, jitter)
+    try:
+        while True:
+            error: BotarenaError | None = None
+            try:
+                # Playing nothing, this process holds no seat tokens: the server may hand
+                # its running matches over with new ones (ConnectRequest).
+                connecting = nodes.ladder(secret).connect(capacity, resume_seats=not playing)
+                async with contextlib.aclosing(connecting) as stream:
+                    async for message in stream:
+                        retry.succeeded()
+                        if message.WhichOneof("kind") != "assignment":
+                            continue
+                        assignment = message.assignment
+                        if assignment.match not in playing:
+                            playing[assignment.match] = asyncio.create_task(
+                                follow(assignment), name=f"botarena-ladder-{assignment.match}"
+                            )
+            except BotarenaError as exc:
+                if not is_retryable(exc):
+                    raise
+                error = exc
+            lost = nodes.current
+            if error is not None:  # unreachable, say: the next server in turn
+                nodes.advance()
+            delay = retry.failed(error)
+            if delay is None:
+                raise error or BotarenaError(
+                    grpc.StatusCode.UNAVAILABLE, None, "the ladder connection kept ending"
+                )
+            _logger.info(
+                "ladder connection to %s lost (%s); connecting to %s in %.2f s",
+                lost,
+                error or "ended",
+                nodes.current,
+                delay,
+            )
+            await asyncio.sleep(delay)
+    finally:
+        tasks = list(playing.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)

@@ -24,7 +24,7 @@ from botarena.clients._ladder import (
     run_ladder_bot_async,
     run_ladder_command_async,
 )
-from botarena.clients._target import ServerTarget, add_server_arguments, server_target
+from botarena.clients._target import ServerTarget, add_server_arguments, server_targets
 from botarena.server.service import PLUGINS
 from botarena.v1 import ladder_pb2, match_pb2
 
@@ -59,15 +59,17 @@ def add_ladder_arguments(
     name) are listed in the help of ``connect --bot``."""
     commands = parser.add_subparsers(dest="ladder_command", required=True, metavar="SUBCOMMAND")
 
-    def command(name: str, help_text: str) -> argparse.ArgumentParser:
+    def command(name: str, help_text: str, *, several: bool = False) -> argparse.ArgumentParser:
         sub = commands.add_parser(
             name, help=help_text, description=help_text, formatter_class=DefaultsHelpFormatter
         )
-        add_server_arguments(
-            sub,
-            default="127.0.0.1:50051",
-            help_text="the server, HOST:PORT or botarena+tls://HOST:PORT[?ca=PATH]",
-        )
+        server_help = "the server, HOST:PORT or botarena+tls://HOST:PORT[?ca=PATH]"
+        if several:
+            server_help += (
+                "; repeat it for the nodes of one cluster: the bot connects to the first, "
+                "and to the next in turn when the one it uses cannot be reached"
+            )
+        add_server_arguments(sub, default="127.0.0.1:50051", help_text=server_help, several=several)
         return sub
 
     register = command("register", "register a bot and print its secret (shown only once)")
@@ -86,7 +88,9 @@ def add_ladder_arguments(
     resume.add_argument("--game", type=_game, default=_DEFAULT_GAME, help=_GAME_HELP)
     _add_admin_token(resume)
     connect = command(
-        "connect", "play a built-in bot or a bot command on the ladder until interrupted"
+        "connect",
+        "play a built-in bot or a bot command on the ladder until interrupted",
+        several=True,
     )
     player = connect.add_mutually_exclusive_group(required=True)
     known = ", ".join(builtin or ()) or "random, greedy, heuristic"
@@ -188,9 +192,15 @@ def _game_name(game: match_pb2.Game.ValueType) -> str:
 
 
 async def _run(
-    args: argparse.Namespace, server: ServerTarget, bots: Mapping[str, Any], console: Console
+    args: argparse.Namespace,
+    servers: Sequence[ServerTarget],
+    bots: Mapping[str, Any],
+    console: Console,
 ) -> int:
     command = args.ladder_command
+    if command == "connect":
+        return await _connect(args, servers, bots, console)
+    server = servers[0]
     if command == "register":
         async with AsyncLadderClient(target=server, token=args.admin_token) as client:
             response = await client.register_bot(args.name, args.owner, args.game)
@@ -219,13 +229,14 @@ async def _run(
             resumed = await client.resume_bot(bot)
         console.print(f"resumed {resumed.bot.display_name} ({resumed.bot.name})")
         return 0
-    if command == "connect":
-        return await _connect(args, server, bots, console)
     raise AssertionError(f"unhandled ladder command {command}")
 
 
 async def _connect(
-    args: argparse.Namespace, server: ServerTarget, bots: Mapping[str, Any], console: Console
+    args: argparse.Namespace,
+    servers: Sequence[ServerTarget],
+    bots: Mapping[str, Any],
+    console: Console,
 ) -> int:
     if args.bot is not None and args.bot not in bots:
         console.print(f"no built-in bot {args.bot!r}; built-in bots: {', '.join(sorted(bots))}")
@@ -237,19 +248,27 @@ async def _connect(
     if args.bot_command is not None and not command:
         console.print("--command is empty")
         return 2
-    # Once, before the connection that retries for ever: is there a ladder at all?
-    async with AsyncLadderClient(target=server) as client:
-        await client.get_leaderboard(_GAMES[_DEFAULT_GAME])
+    # Once, before the connection that retries for ever: is there a ladder at all? One
+    # node of several that answers is enough (the others may be down for now).
+    for number, server in enumerate(servers):
+        try:
+            async with AsyncLadderClient(target=server) as client:
+                await client.get_leaderboard(_GAMES[_DEFAULT_GAME])
+            break
+        except BotarenaError:
+            if number == len(servers) - 1:
+                raise
     playing = args.bot or args.bot_command
-    console.print(f"playing {playing} on the ladder at {server}; Ctrl-C stops")
+    where = ", ".join(str(server) for server in servers)
+    console.print(f"playing {playing} on the ladder at {where}; Ctrl-C stops")
     if command:
         await run_ladder_command_async(
-            command, server=server, secret=args.secret, capacity=args.capacity
+            command, server=servers, secret=args.secret, capacity=args.capacity
         )
     else:
         factory: Callable[[], Bot] = bots[args.bot].factory
         await run_ladder_bot_async(
-            factory, server=server, secret=args.secret, capacity=args.capacity
+            factory, server=servers, secret=args.secret, capacity=args.capacity
         )
     return 0
 
@@ -279,14 +298,16 @@ def run_ladder_command(args: argparse.Namespace, bots: Mapping[str, Any]) -> int
     """
     console = ladder_console()
     try:
-        server = server_target(args)
+        servers = server_targets(args)
     except ValueError as error:
         console.print(f"botarena ladder: {error}", markup=False, highlight=False, soft_wrap=True)
         return 2
-    assert server is not None  # --server has a default
+    assert servers  # --server has a default
     try:
-        return asyncio.run(_run(args, server, bots, console))
+        return asyncio.run(_run(args, servers, bots, console))
     except BotarenaError as exc:
+        # With several servers, the last one tried failed (connect tries each in turn).
+        server = servers[-1] if args.ladder_command == "connect" else servers[0]
         console.print(_failure(server, exc), markup=False, highlight=False, soft_wrap=True)
         return 1
     except KeyboardInterrupt:

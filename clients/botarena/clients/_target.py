@@ -40,6 +40,7 @@ __all__ = [
     "explain_tls_failure",
     "read_pem",
     "server_target",
+    "server_targets",
     "speaks_tls",
     "worth_probing",
 ]
@@ -267,11 +268,40 @@ def explain_tls_failure(
     return TlsError(error.code, None, cause)
 
 
+class _AppendServer(argparse.Action):
+    """``--server`` given once or more: a list, the default replaced by the first one."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        given = getattr(namespace, self.dest)
+        servers = [] if given is self.default else list(given)
+        setattr(namespace, self.dest, [*servers, values])
+
+
 def add_server_arguments(
-    parser: argparse.ArgumentParser, *, default: str | None, help_text: str
+    parser: argparse.ArgumentParser,
+    *,
+    default: str | None,
+    help_text: str,
+    several: bool = False,
 ) -> None:
-    """Add ``--server`` and the TLS flags that :func:`server_target` reads."""
-    parser.add_argument("--server", default=default, metavar="SERVER", help=help_text)
+    """Add ``--server`` and the TLS flags that :func:`server_target` reads; with
+    ``several``, ``--server`` may be repeated (:func:`server_targets` reads them all)."""
+    if several:
+        parser.add_argument(
+            "--server",
+            action=_AppendServer,
+            default=[default] if default else [],
+            metavar="SERVER",
+            help=help_text,
+        )
+    else:
+        parser.add_argument("--server", default=default, metavar="SERVER", help=help_text)
     group = parser.add_argument_group(
         "TLS",
         f"Connect over TLS: --tls, any flag below, or a {TLS_SCHEME}://HOST:PORT[?ca=PATH] "
@@ -287,21 +317,37 @@ def add_server_arguments(
 
 def server_target(args: argparse.Namespace) -> ServerTarget | None:
     """Return the target of :func:`add_server_arguments`' flags (``None`` without a
-    ``--server``), its TLS files checked.
+    ``--server``; the first of several), its TLS files checked.
 
     Raises:
         ValueError: A bad ``--server`` form, a TLS flag without a server, or a TLS file
             that cannot be read; the message says which.
     """
+    targets = server_targets(args)
+    return targets[0] if targets else None
+
+
+def server_targets(args: argparse.Namespace) -> list[ServerTarget]:
+    """Return the targets of :func:`add_server_arguments`' flags, each ``--server`` given
+    (empty without one); the TLS flags apply to every one.
+
+    Raises:
+        ValueError: As :func:`server_target`.
+    """
     tls_flags = args.tls or args.tls_ca or args.tls_cert or args.tls_key
-    if not args.server:
+    servers = args.server if isinstance(args.server, list) else [args.server]
+    servers = [server for server in servers if server]
+    if not servers:
         if tls_flags:
             raise ValueError("the TLS flags need --server")
-        return None
-    target = ServerTarget.parse(args.server)
-    if tls_flags:
-        target = target.with_tls(
-            ca_file=args.tls_ca, cert_file=args.tls_cert, key_file=args.tls_key
-        )
-    target.credentials()
-    return target
+        return []
+    targets = []
+    for server in servers:
+        target = ServerTarget.parse(server)
+        if tls_flags:
+            target = target.with_tls(
+                ca_file=args.tls_ca, cert_file=args.tls_cert, key_file=args.tls_key
+            )
+        target.credentials()
+        targets.append(target)
+    return targets
