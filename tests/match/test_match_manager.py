@@ -6,6 +6,7 @@ import asyncio
 from typing import Any
 
 import pytest
+from structlog.testing import capture_logs
 
 from botarena.server.match import (
     Caller,
@@ -210,6 +211,25 @@ def test_stream_of_a_finished_match_ends_after_match_finished(race_rules: Any) -
         assert kinds[-1] is EventKind.MATCH_FINISHED
         resumed = [item async for item in manager.stream(match.match_id, 1, match.state_version)]
         assert resumed == []
+
+    asyncio.run(scenario())
+
+
+def test_the_seed_is_logged_only_once_the_match_is_over(race_rules: Any) -> None:
+    # The engine seed is secret while a match runs (DESIGN.md: Fair play); the server's
+    # log is read by more people than the match's creator.
+    async def scenario() -> None:
+        manager = _manager(race_rules)
+        settings = _settings()
+        with capture_logs() as running:
+            match, _ = manager.create(settings)
+            _show_up(manager, match.match_id)
+        assert any(log["event"] == "match created" for log in running)
+        assert all("seed" not in log for log in running), running
+        with capture_logs() as ended:
+            manager.resign(match.match_id, match.tokens[0])
+        (finished,) = [log for log in ended if log["event"] == "match finished"]
+        assert finished["seed"] == settings.seed
 
     asyncio.run(scenario())
 

@@ -462,9 +462,8 @@ class MatchManager:
             match=match_id,
             game=settings.game,
             seats=settings.seat_count,
-            seed=settings.seed,
             state_version=match.state_version,
-        )
+        )  # not the seed: it is secret until the end (logged with "match finished")
         self._changed(match_id)
         return match, True
 
@@ -997,6 +996,7 @@ class MatchManager:
             state_version=match.state_version,
             reason=result.reason if result else None,
             ranks=result.ranks if result else None,
+            seed=match.settings.seed,
         )
 
     @staticmethod
