@@ -263,6 +263,15 @@ def explain_tls_failure(
             f"cannot connect to {address} over TLS: the server speaks plaintext gRPC (connect "
             "to HOST:PORT without TLS, or start the server with --tls-cert and --tls-key)"
         )
+    elif target.cert_file is None and _CLOSED.search(error.message):
+        # A server that requires client certificates closes the handshake of a client
+        # without one, and gRPC reports only that. A server going away looks the same,
+        # so this stays retryable: the message only says what else it may be.
+        hint = (
+            f"{error.message} (if the server at {address} requires client certificates, "
+            "give yours: --tls-cert PEM --tls-key PEM, or ?cert=PATH&key=PATH)"
+        )
+        return type(error)(error.code, error.reason, hint, error.metadata)
     else:
         return error
     return TlsError(error.code, None, cause)
