@@ -264,3 +264,85 @@ def test_a_ladder_bot_plays_each_seat_on_the_node_its_assignment_names_without_a
     ]
     # Only the control's: the bots' seats went straight to the scheduling node.
     assert len(refused) == 1, refused
+
+
+def test_a_restarted_ladder_bot_gets_its_seat_back_from_the_node_that_took_the_match_over(
+    postgres_database: str, tmp_path: Path
+) -> None:
+    first_log, second_log = tmp_path / "a.log", tmp_path / "b.log"
+    hold, release = threading.Event(), threading.Event()
+    made: list[_Holding] = []
+
+    def factory(name: str) -> _Holding:
+        made.append(_Holding(name, hold, release))
+        return made[-1]
+
+    with (
+        _node(postgres_database, first_log) as first,
+        _node(postgres_database, second_log) as second,
+    ):
+        first.start()  # it schedules: its matches run there
+        second.start()
+
+        async def run() -> tuple[dict[str, str], dict[str, object], dict[str, object]]:
+            async with AsyncLadderClient(target=first.address) as client:
+                secrets = {
+                    name: (await client.register_bot(name, "", QWIRKLE)).secret
+                    for name in ("greedy", "random")
+                }
+            kept: dict[str, object] = {}  # greedy's: its process (and tokens) live on
+            restarted: dict[str, object] = {}  # random's second process
+
+            def bot(name: str, outcomes: dict[str, object], servers: list[str]) -> Any:
+                return asyncio.create_task(
+                    run_ladder_bot_async(
+                        functools.partial(factory, name),
+                        server=servers,
+                        secret=secrets[name],
+                        on_match_end=outcomes.__setitem__,
+                        reconnect=_QUICK,
+                    )
+                )
+
+            hold.set()  # the first decision waits: the first match is caught running
+            greedy = bot("greedy", kept, [first.address, second.address])
+            random = bot("random", {}, [first.address])
+            replacement = None
+            try:
+                await _until(lambda: any(each.holding.is_set() for each in made))
+                first.kill()  # SIGKILL: the match's owner, the scheduler
+                hold.clear()
+                release.set()
+                random.cancel()  # random's process dies too: its seat token is lost
+                await asyncio.gather(random, return_exceptions=True)
+                # It comes back on the other node, holding no tokens (resume_seats).
+                replacement = bot("random", restarted, [second.address])
+                await _until(lambda: len(restarted) >= 2 and len(kept) >= 2)
+            finally:
+                release.set()
+                for task in (greedy, replacement):
+                    if task is not None:
+                        task.cancel()
+                        await asyncio.gather(task, return_exceptions=True)
+            return {name: s.partition(".")[0] for name, s in secrets.items()}, kept, restarted
+
+        bot_ids, kept, restarted = asyncio.run(asyncio.wait_for(run(), 120))
+
+    started_first = {e["match"] for e in _events(first_log, "ladder match started")}
+    assert len(started_first) == 1  # the match caught running at the kill
+    (caught,) = started_first
+    name = f"matches/{caught}"
+    # Random's new process played that match to its end, and so did greedy, whose token
+    # kept working: no seat forfeited (nobody waited out a timeout).
+    outcome = restarted[name]
+    assert isinstance(outcome, match_pb2.MatchOutcome), outcome
+    assert outcome == kept[name]
+    assert [result.forfeited for result in outcome.results] == [False, False]
+    # The node that took the match over gave the seat back to random only.
+    given_back = _events(second_log, "ladder seat given back")
+    assert {(e["match"], e["bot"]) for e in given_back} == {(caught, bot_ids["random"])}
+    reissued = _events(second_log, "seat token reissued")
+    assert {(e["match"], e["seat"]) for e in reissued} == {
+        (e["match"], e["seat"]) for e in given_back
+    }
+    assert all(isinstance(o, match_pb2.MatchOutcome) for o in (*kept.values(), *restarted.values()))

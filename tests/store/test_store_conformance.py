@@ -26,6 +26,7 @@ from botarena.server.store.ladder import (
     BotRecord,
     LadderMatchRecord,
     NodeAssignment,
+    ResumedSeat,
     SeatRecord,
     SeatResult,
     SqlLadderStore,
@@ -374,6 +375,72 @@ def test_the_ladder_store_shares_presence_assignments_and_the_lead_between_nodes
     finally:
         first.close()
         second.close()
+
+
+def test_a_seat_whose_bot_resumed_after_its_token_was_issued_is_listed_for_the_lease_owner(
+    store: SqlStore,
+) -> None:
+    ladder = store.ladder_store()
+    assert ladder.add_bot(_bot("x", "ex"), created=1.0)
+    assert ladder.add_bot(_bot("y", "why"), created=2.0)
+    ladder.present("x", "node-a", 1, False, now=100.0)
+    ladder.present("y", "node-b", 1, True, now=100.0)  # a fresh process: resume_seats
+    store.create_match(_match(), [_START], lease=_EXPIRED_A)
+    ladder.add_match("m1", "qwirkle", 100.0, [SeatRecord(0, "x", 25, 8), SeatRecord(1, "y", 25, 8)])
+    # Its tokens were issued for these Connects: nobody lost one.
+    assert ladder.resumed_seats("node-a", fresh_since=99.0) == []
+    ladder.present("x", "node-b", 1, False, now=101.0)  # reconnects, tokens kept
+    ladder.present("y", "node-b", 1, True, now=101.0)  # restarted: its token is lost
+    ladder.present("y", "node-b", 1, False, now=101.5)  # and again, playing something else
+    lost = [ResumedSeat("m1", 1, "y", "node-b", 2)]
+    assert ladder.resumed_seats("node-a", fresh_since=99.0) == lost
+    assert ladder.resumed_seats("node-b", fresh_since=99.0) == []  # not its match
+    assert ladder.resumed_seats("node-a", fresh_since=101.8) == []  # y's row is stale
+    assert store.claim_leases(_NODE_B) == ["m1"]  # node a died: node b takes m1 over
+    assert ladder.resumed_seats("node-a", fresh_since=99.0) == []
+    assert ladder.resumed_seats("node-b", fresh_since=99.0) == lost
+    assert not ladder.mark_resumed("m1", 1, 2, "node-a")  # fenced by the lease
+    assert ladder.mark_resumed("m1", 1, 2, "node-b")
+    assert not ladder.mark_resumed("m1", 1, 1, "node-b")  # never back to an older one
+    assert ladder.resumed_seats("node-b", fresh_since=99.0) == []
+    ladder.present("y", "node-a", 1, True, now=102.0)  # restarted once more
+    assert ladder.resumed_seats("node-b", fresh_since=99.0) == [
+        ResumedSeat("m1", 1, "y", "node-a", 4)
+    ]
+    store.record("m1", [_move(1, 0)], [], _RESULT, lease=_NODE_B)
+    ladder.record_result("m1", 103.0, [_result(1), _result(2)], pause_after=3)
+    assert ladder.resumed_seats("node-b", fresh_since=99.0) == []  # over
+
+
+def test_migration_7_gives_the_seats_of_a_version_6_database_nothing_back(
+    store_backend: StoreBackend,
+) -> None:
+    old = store_backend.open(MIGRATIONS[:6])
+    ladder = old.ladder_store()
+    assert ladder.add_bot(_bot("x", "ex"), created=1.0)
+    old.create_match(_match(), [_START], lease=_NODE_A)
+    with old.database.transaction() as db:  # what migration 6 wrote: no token_generation
+        db.run(
+            "INSERT INTO ladder_presence (bot_id, node, capacity, resume_seats, generation, "
+            "seen, dropped) VALUES ('x', 'node-a', 1, TRUE, 5, 100.0, NULL)"
+        )
+        db.run("INSERT INTO ladder_matches (match_id, game, started) VALUES ('m1', 'q', 1.0)")
+        db.run(
+            "INSERT INTO ladder_seats (match_id, seat, bot_id, mu_before, sigma_before) "
+            "VALUES ('m1', 0, 'x', 25.0, 8.0)"
+        )
+    old.close()
+    upgraded = store_backend.open()
+    try:
+        assert upgraded.schema_version == len(MIGRATIONS) == 7
+        # A resume before the upgrade is not known as one: no seat is taken for lost.
+        assert upgraded.ladder_store().resumed_seats("node-a", fresh_since=99.0) == []
+        upgraded.ladder_store().present("x", "node-a", 1, True, now=101.0)
+        assert upgraded.ladder_store().resumed_seats("node-a", fresh_since=99.0) == [
+            ResumedSeat("m1", 0, "x", "node-a", 6)
+        ]
+    finally:
+        upgraded.close()
 
 
 def test_the_ladder_store_lists_unrecorded_matches_whose_match_finished(store: SqlStore) -> None:

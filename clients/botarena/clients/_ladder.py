@@ -6,9 +6,11 @@ LadderService's ``Connect`` stream with the bot's secret, plays every assigned s
 :func:`~botarena.clients.run_bot_async` (at most ``capacity`` at once, a new bot object
 per match), and reconnects with backoff when the stream drops. The server repeats the
 assignments of running matches on a new connection; seats already being played are not
-started twice. Given several servers (the nodes of one cluster), it connects to the
-first and, whenever a connection fails as retryable (the node died, say), to the next in
-turn; each seat is played on the node its assignment names (``Assignment.node``).
+started twice, unless the assignment carries another token: the server gave the seat a
+new one (this process asked to resume its seats), so the seat starts again with it.
+Given several servers (the nodes of one cluster), it connects to the first and,
+whenever a connection fails as retryable (the node died, say), to the next in turn;
+each seat is played on the node its assignment names (``Assignment.node``).
 :func:`run_ladder_bot` does the same, blocking (like ``run_bot``), and
 :func:`run_ladder_command_async` plays each seat by starting a bot command instead
 (``botarena ladder connect --command``).
@@ -392,6 +394,7 @@ async def _serve_assignments(
     ``capacity`` at a time (the server's promise)."""
     jitter = random.Random()
     playing: dict[str, asyncio.Task[None]] = {}
+    tokens: dict[str, str] = {}
 
     async def follow(assignment: ladder_pb2.Assignment) -> None:
         outcome: OutcomeT | BaseException
@@ -401,9 +404,25 @@ async def _serve_assignments(
             _logger.warning("ladder match %s ended with %r", assignment.match, exc)
             outcome = exc
         finally:
-            playing.pop(assignment.match, None)
+            if playing.get(assignment.match) is asyncio.current_task():  # not replaced
+                del playing[assignment.match]
+                del tokens[assignment.match]
         if on_match_end is not None:
             on_match_end(assignment.match, outcome)
+
+    def start(assignment: ladder_pb2.Assignment) -> None:
+        current = playing.get(assignment.match)
+        if current is not None:
+            if tokens[assignment.match] == assignment.seat_token:
+                return  # a repeat of what this seat plays already
+            # The seat's token was issued again (the old one no longer works): the seat
+            # starts over with the new one.
+            _logger.info("ladder match %s: the seat has a new token", assignment.match)
+            current.cancel()
+        tokens[assignment.match] = assignment.seat_token
+        playing[assignment.match] = asyncio.create_task(
+            follow(assignment), name=f"botarena-ladder-{assignment.match}"
+        )
 
     retry = Retry(reconnect, jitter)
     try:
@@ -418,11 +437,7 @@ async def _serve_assignments(
                         retry.succeeded()
                         if message.WhichOneof("kind") != "assignment":
                             continue
-                        assignment = message.assignment
-                        if assignment.match not in playing:
-                            playing[assignment.match] = asyncio.create_task(
-                                follow(assignment), name=f"botarena-ladder-{assignment.match}"
-                            )
+                        start(message.assignment)
             except BotarenaError as exc:
                 if not is_retryable(exc):
                     raise

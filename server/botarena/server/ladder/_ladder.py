@@ -34,6 +34,9 @@ each node claims every poll and pushes down its streams. It learns the end of a 
 from the store, whichever node finished it, and is the only writer of results and
 ratings. A node that takes the lock over adopts the running ladder matches; a bot that
 reconnects (to any node) is sent its running matches again when the scheduler holds them.
+A bot that reconnects with ``resume_seats`` (its process restarted: it holds no seat
+tokens) is given its seats again by whichever node holds each match, at once or once
+that node has taken the match over (``ladder_seats.token_generation``, every tick).
 """
 
 from __future__ import annotations
@@ -64,6 +67,7 @@ from botarena.server.match import (
     ForfeitReason,
     InvalidRequestError,
     Match,
+    MatchError,
     MatchFinishedError,
     MatchManager,
     MatchNotFoundError,
@@ -608,6 +612,7 @@ class Ladder:
                         queued.match_id, queued.seat_token, queued.game, queued.seat, queued.address
                     )
                 )
+        self._give_back()
         if self._state.leading or now >= self._lead_at:
             self._lead_at = now + self.settings.tick_seconds
             self._lead(self.store.lead())
@@ -666,8 +671,44 @@ class Ladder:
 
             self._record(running, _Outcome.of_record(record), dropped)
 
+    def _give_back(self) -> None:
+        """Give each seat of a match held here whose bot connected with ``resume_seats``
+        since the seat's token was issued (it lost the token) its token again.
+
+        Level-triggered, on every node and every tick: the node that takes a match over
+        gives its seats back even when the bot came back long before. A token known here
+        (the match was created here) is sent again; else the seat gets a new one,
+        committed under the match's lease. The generation is noted only after the
+        assignment went out, so a node that dies in between leaves the seat to the next
+        owner (a second new token, which the SDK takes as the seat's replacement).
+        """
+        node = self._node
+        assert node is not None
+        fresh_since = self._wall_clock() - node.ttl
+        for resumed in self.store.resumed_seats(node.owner, fresh_since=fresh_since):
+            match = self.manager.held(resumed.match_id)
+            if match is None or match.finished:
+                continue
+            if match.tokens:
+                token = match.tokens[resumed.seat]
+            else:
+                try:
+                    token = self.manager.reissue_token(match.match_id, resumed.seat)
+                except MatchError:  # finished or lost meanwhile: no longer this node's
+                    continue
+            assignment = _assignment(match, resumed.seat, token, node.address)
+            self._deliver(resumed.bot_id, resumed.node, assignment)
+            self.store.mark_resumed(match.match_id, resumed.seat, resumed.generation, node.owner)
+            _logger.info(
+                "ladder seat given back",
+                match=match.match_id,
+                seat=resumed.seat,
+                bot=resumed.bot_id,
+            )
+
     def _repeat(self, presence: Collection[Presence]) -> None:
-        """Send a bot that reconnected (to any node) its running matches held here."""
+        """Send a bot that reconnected (to any node) its running matches held here whose
+        tokens this node knows (a seat it must be given a new token for: _give_back)."""
         assert self._node is not None
         for seen in presence:
             known = self._state.generations.get(seen.bot_id)
@@ -680,19 +721,15 @@ class Ladder:
                     if bot_id != seen.bot_id or match is None or match.finished:
                         continue
                     if match.tokens:
-                        token = match.tokens[seat]
-                    elif seen.resume_seats:
-                        token = self.manager.reissue_token(match.match_id, seat)
-                    else:
-                        continue
-                    self._deliver(seen, _assignment(match, seat, token, self._node.address))
+                        assignment = _assignment(match, seat, node=self._node.address)
+                        self._deliver(seen.bot_id, seen.node, assignment)
 
-    def _deliver(self, presence: Presence, assignment: Assignment) -> None:
-        """Push ``assignment`` down this node's stream of the bot, or queue it for the
-        node that holds the stream."""
+    def _deliver(self, bot_id: str, node: str, assignment: Assignment) -> None:
+        """Push ``assignment`` down this node's stream of the bot, or queue it for
+        ``node``, the node that holds the stream."""
         assert self._node is not None
-        connection = self._state.connections.get(presence.bot_id)
-        if presence.node == self._node.owner and connection is not None:
+        connection = self._state.connections.get(bot_id)
+        if node == self._node.owner and connection is not None:
             connection.push(assignment)
             return
         self.store.add_assignments(
@@ -700,8 +737,8 @@ class Ladder:
                 NodeAssignment(
                     match_id=assignment.match_id,
                     seat=assignment.seat,
-                    bot_id=presence.bot_id,
-                    node=presence.node,
+                    bot_id=bot_id,
+                    node=node,
                     game=assignment.game,
                     seat_token=assignment.seat_token,
                     address=assignment.node,
@@ -810,7 +847,7 @@ class Ladder:
             self._state.running[match.match_id] = running
             for seat, bot in enumerate(group):
                 assignment = _assignment(match, seat, node=self._node.address)
-                self._deliver(presence[bot.bot_id], assignment)
+                self._deliver(bot.bot_id, presence[bot.bot_id].node, assignment)
             return match.match_id
         for seat, bot in enumerate(group):
             self._state.connections[bot.bot_id].push(_assignment(match, seat))

@@ -32,6 +32,7 @@ __all__ = [
     "CLUSTER",
     "FAIR_PLAY",
     "LADDER_CLUSTER",
+    "LADDER_RESUME",
     "LADDER_V1",
     "MATCHES_V1",
     "MIGRATIONS",
@@ -246,6 +247,17 @@ LADDER_CLUSTER: Migration = (
 )
 """Migration 6: the ladder's bots as every node sees them, and assignments between nodes."""
 
+LADDER_RESUME: Migration = (
+    # The generation of the bot's latest Connect that asked for its seats again
+    # (resume_seats: its process restarted and holds no seat tokens); 0: none yet.
+    "ALTER TABLE ladder_presence ADD COLUMN resumed_generation BIGINT NOT NULL DEFAULT 0",
+    # The bot's presence generation the seat's token was issued (or last re-issued) for:
+    # a resumed_generation above it means the bot lost that token, and the node that
+    # holds the match gives the seat a new one (docs/decisions.md: Several nodes).
+    "ALTER TABLE ladder_seats ADD COLUMN token_generation BIGINT NOT NULL DEFAULT 0",
+)
+"""Migration 7: which seats a restarted ladder bot must be given again, on any node."""
+
 MIGRATIONS: Sequence[Migration] = (
     MATCHES_V1,
     LADDER_V1,
@@ -253,6 +265,7 @@ MIGRATIONS: Sequence[Migration] = (
     FAIR_PLAY,
     CLUSTER,
     LADDER_CLUSTER,
+    LADDER_RESUME,
 )
 """Every migration in order; append new ones at the end."""
 

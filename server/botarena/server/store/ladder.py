@@ -24,6 +24,7 @@ __all__ = [
     "LadderStore",
     "NodeAssignment",
     "Presence",
+    "ResumedSeat",
     "SeatRecord",
     "SeatResult",
     "SqlLadderStore",
@@ -173,6 +174,26 @@ class NodeAssignment:
     address: str
 
 
+@dataclass(frozen=True, slots=True)
+class ResumedSeat:
+    """A seat of a running ladder match whose bot connected with ``resume_seats`` since
+    the seat's token was issued: the bot holds no token for it any more.
+
+    Attributes:
+        match_id: The match.
+        seat: The seat index.
+        bot_id: The bot that plays it.
+        node: The lease owner id of the node that holds the bot's stream.
+        generation: The presence generation of that Connect (``resumed_generation``).
+    """
+
+    match_id: str
+    seat: int
+    bot_id: str
+    node: str
+    generation: int
+
+
 # Any constant: the advisory lock the node that schedules the ladder holds.
 _LADDER_LOCK = 0x6274_6172_656E_6102
 
@@ -318,6 +339,18 @@ class LadderStore(Protocol):
         """Take (delete and return) the assignments queued for ``node``."""
         ...
 
+    def resumed_seats(self, node: str, *, fresh_since: float) -> list[ResumedSeat]:
+        """Return the seats of unfinished ladder matches whose lease ``node`` holds and
+        whose bot, connected (renewed at ``fresh_since`` or later), asked to resume its
+        seats after the seat's token was issued."""
+        ...
+
+    def mark_resumed(self, match_id: str, seat: int, generation: int, node: str) -> bool:
+        """Note that the seat's token was issued again for the bot's ``generation``;
+        fenced by the match's lease (False: ``node`` does not hold it, or a newer
+        generation was noted)."""
+        ...
+
 
 class SqlLadderStore:
     """The :class:`LadderStore` on the core store's :class:`Database` (SQLite or
@@ -390,10 +423,16 @@ class SqlLadderStore:
                 "INSERT INTO ladder_matches (match_id, game, started) VALUES (?, ?, ?)",
                 (match_id, game, started),
             )
+            # Each token is issued for the bot's Connect as it stands now (with several
+            # nodes, its presence generation; see resumed_seats).
             db.run_many(
-                "INSERT INTO ladder_seats (match_id, seat, bot_id, mu_before, sigma_before) "
-                "VALUES (?, ?, ?, ?, ?)",
-                [(match_id, s.seat, s.bot_id, s.mu_before, s.sigma_before) for s in seats],
+                "INSERT INTO ladder_seats (match_id, seat, bot_id, mu_before, sigma_before, "
+                "token_generation) VALUES (?, ?, ?, ?, ?, COALESCE((SELECT generation FROM "
+                "ladder_presence WHERE bot_id = ?), 0))",
+                [
+                    (match_id, s.seat, s.bot_id, s.mu_before, s.sigma_before, s.bot_id)
+                    for s in seats
+                ],
             )
 
     def record_result(
@@ -557,12 +596,14 @@ class SqlLadderStore:
         with self.database.transaction() as db:
             db.run(
                 "INSERT INTO ladder_presence (bot_id, node, capacity, resume_seats, generation, "
-                "seen, dropped) VALUES (?, ?, ?, ?, 1, ?, NULL) ON CONFLICT (bot_id) DO UPDATE "
+                "seen, dropped, resumed_generation) VALUES (?, ?, ?, ?, 1, ?, NULL, ?) "
+                "ON CONFLICT (bot_id) DO UPDATE "
                 "SET node = excluded.node, capacity = excluded.capacity, "
                 "resume_seats = excluded.resume_seats, "
                 "generation = ladder_presence.generation + 1, seen = excluded.seen, "
-                "dropped = NULL",
-                (bot_id, node, capacity, resume_seats, now),
+                "dropped = NULL, resumed_generation = CASE WHEN excluded.resume_seats "
+                "THEN ladder_presence.generation + 1 ELSE ladder_presence.resumed_generation END",
+                (bot_id, node, capacity, resume_seats, now, 1 if resume_seats else 0),
             )
 
     def renew_presence(self, node: str, now: float) -> set[str]:
@@ -645,6 +686,37 @@ class SqlLadderStore:
             ),
             key=lambda assignment: (assignment.match_id, assignment.seat),
         )
+
+    def resumed_seats(self, node: str, *, fresh_since: float) -> list[ResumedSeat]:
+        """Return the seats whose bot resumed since their token was issued, of the
+        unfinished ladder matches ``node`` holds (see ``LadderStore``)."""
+        with self.database.session() as db:
+            rows = db.rows(
+                "SELECT s.match_id, s.seat, s.bot_id, p.node, p.resumed_generation "
+                "FROM ladder_seats s JOIN ladder_matches m ON m.match_id = s.match_id "
+                "JOIN match_leases l ON l.match_id = s.match_id "
+                "JOIN ladder_presence p ON p.bot_id = s.bot_id "
+                "WHERE m.finished IS NULL AND l.owner = ? "
+                "AND p.resumed_generation > s.token_generation "
+                "AND p.dropped IS NULL AND p.seen >= ? ORDER BY s.match_id, s.seat",
+                (node, fresh_since),
+            )
+        return [
+            ResumedSeat(str(match_id), int(seat), str(bot_id), str(bot_node), int(generation))
+            for match_id, seat, bot_id, bot_node, generation in rows
+        ]
+
+    def mark_resumed(self, match_id: str, seat: int, generation: int, node: str) -> bool:
+        """Note that the seat's token was issued again for ``generation`` (fenced by the
+        match's lease)."""
+        with self.database.transaction() as db:
+            changed = db.run(
+                "UPDATE ladder_seats SET token_generation = ? "
+                "WHERE match_id = ? AND seat = ? AND token_generation < ? AND EXISTS "
+                "(SELECT 1 FROM match_leases WHERE match_id = ? AND owner = ?)",
+                (generation, match_id, seat, generation, match_id, node),
+            )
+        return changed == 1
 
     def _with_seats(self, row: Any) -> LadderMatchRecord:
         match_id, game, started, finished, abandoned = row
