@@ -163,16 +163,28 @@ class _Holding:
         return self.bot.choose_move(view, legal_moves, rng)
 
 
+class _Held:
+    """The bots a test makes (``factory``), all held by one ``hold`` / ``release`` pair."""
+
+    def __init__(self) -> None:
+        self.hold, self.release = threading.Event(), threading.Event()
+        self.made: list[_Holding] = []
+
+    def factory(self, name: str) -> _Holding:
+        self.made.append(_Holding(name, self.hold, self.release))
+        return self.made[-1]
+
+    def holding(self) -> bool:
+        """Whether one of them waits in ``choose_move`` now."""
+        return any(bot.holding.is_set() for bot in self.made)
+
+
 def test_a_ladder_bot_given_both_nodes_moves_on_to_the_second_when_its_node_is_killed(
     postgres_database: str, tmp_path: Path
 ) -> None:
     first_log, second_log = tmp_path / "a.log", tmp_path / "b.log"
-    hold, release = threading.Event(), threading.Event()
-    made: list[_Holding] = []
-
-    def factory(name: str) -> _Holding:
-        made.append(_Holding(name, hold, release))
-        return made[-1]
+    held = _Held()
+    hold, release, factory = held.hold, held.release, held.factory
 
     with (
         _node(postgres_database, first_log) as first,
@@ -193,7 +205,7 @@ def test_a_ladder_bot_given_both_nodes_moves_on_to_the_second_when_its_node_is_k
                 ):
                     await _until(lambda: len(outcomes) >= 2)
                     hold.set()  # the next decision waits: a match is running on the first node
-                    await _until(lambda: any(bot.holding.is_set() for bot in made))
+                    await _until(held.holding)
                     before_kill = set(outcomes)
                     first.kill()  # SIGKILL: its streams, its leases and the ladder's lock
                     hold.clear()
@@ -270,12 +282,8 @@ def test_a_restarted_ladder_bot_gets_its_seat_back_from_the_node_that_took_the_m
     postgres_database: str, tmp_path: Path
 ) -> None:
     first_log, second_log = tmp_path / "a.log", tmp_path / "b.log"
-    hold, release = threading.Event(), threading.Event()
-    made: list[_Holding] = []
-
-    def factory(name: str) -> _Holding:
-        made.append(_Holding(name, hold, release))
-        return made[-1]
+    held = _Held()
+    hold, release, factory = held.hold, held.release, held.factory
 
     with (
         _node(postgres_database, first_log) as first,
@@ -309,7 +317,7 @@ def test_a_restarted_ladder_bot_gets_its_seat_back_from_the_node_that_took_the_m
             random = bot("random", {}, [first.address])
             replacement = None
             try:
-                await _until(lambda: any(each.holding.is_set() for each in made))
+                await _until(held.holding)
                 first.kill()  # SIGKILL: the match's owner, the scheduler
                 hold.clear()
                 release.set()
