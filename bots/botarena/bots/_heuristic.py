@@ -38,20 +38,23 @@ _LAST_NUMBER = {
 }
 
 
-def _position(colour: int, number: int) -> int:
-    """Return the 0-based place of ``number`` in the row (red and yellow ascend)."""
-    if colour in (qwixx_pb2.QWIXX_COLOUR_RED, qwixx_pb2.QWIXX_COLOUR_YELLOW):
-        return number - 2
-    return 12 - number
+def skip(numbers: Sequence[int], ascending: bool, number: int) -> float:
+    """Return how many numbers of a row (its marked ``numbers``, left to right; red and
+    yellow ascend) marking ``number`` makes unmarkable; the 2 and the 12 (rolled once in
+    36) count half. The search bot's rule uses it too."""
+    if ascending:
+        start, end = (numbers[-1] - 1 if numbers else 0), number - 2
+    else:
+        start, end = (13 - numbers[-1] if numbers else 0), 12 - number
+    skipped = 0.0
+    for place in range(start, end):  # 0-based places in the row
+        skipped += 0.5 if place in (0, 10) else 1.0
+    return skipped
 
 
 def _skip(row: qwixx_pb2.QwixxRow, number: int) -> float:
-    """Return how many numbers marking ``number`` skips; edge numbers count half."""
-    start = _position(row.colour, row.numbers[-1]) + 1 if row.numbers else 0
-    skipped = 0.0
-    for place in range(start, _position(row.colour, number)):
-        skipped += 0.5 if place in (0, 10) else 1.0
-    return skipped
+    ascending = row.colour in (qwixx_pb2.QWIXX_COLOUR_RED, qwixx_pb2.QWIXX_COLOUR_YELLOW)
+    return skip(row.numbers, ascending, number)
 
 
 class HeuristicQwixxBot:

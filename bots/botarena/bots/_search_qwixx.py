@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from botarena.bots._checks import check_decision
+from botarena.bots._heuristic import skip as heuristic_skip
 from botarena.clients.search import QwixxModel, think_budget
 from botarena.server.games import Seat
 from botarena.server.games.qwixx import (
@@ -52,18 +53,9 @@ _DECLINE = Decline()
 _RED_YELLOW = (Colour.RED, Colour.YELLOW)
 
 
-def _position(colour: Colour, number: int) -> int:
-    return number - 2 if colour in _RED_YELLOW else 12 - number
-
-
 def skip(row: tuple[int, ...], colour: Colour, number: int) -> float:
-    """Return how many numbers of the row marking ``number`` makes unmarkable; the 2 and
-    the 12 (rolled once in 36) count half."""
-    start = _position(colour, row[-1]) + 1 if row else 0
-    skipped = 0.0
-    for place in range(start, _position(colour, number)):
-        skipped += 0.5 if place in (0, 10) else 1.0
-    return skipped
+    """The heuristic bot's skip (``_heuristic.skip``) of an engine row."""
+    return heuristic_skip(row, colour in _RED_YELLOW, number)
 
 
 @dataclass(frozen=True, slots=True)
