@@ -53,6 +53,17 @@ _DECLINE = Decline()
 _RED_YELLOW = (Colour.RED, Colour.YELLOW)
 
 
+def marked(state: QwixxState, move: QwixxMove) -> tuple[Colour, int] | None:
+    """The row and the number a mark marks in ``state`` (``None``: a decline)."""
+    if isinstance(move, MarkWhiteSum):
+        return move.colour, move.number
+    if isinstance(move, MarkColourSum):
+        die = state.dice.colours[move.colour]
+        assert die is not None
+        return move.colour, state.dice.white[move.white] + die
+    return None
+
+
 def skip(row: tuple[int, ...], colour: Colour, number: int) -> float:
     """The heuristic bot's skip (``_heuristic.skip``) of an engine row."""
     return heuristic_skip(row, colour in _RED_YELLOW, number)
@@ -145,15 +156,10 @@ class QwixxPolicy:
         best: tuple[float, int, int] | None = None
         best_move: QwixxMove = _DECLINE
         for index, move in enumerate(QWIXX.legal_moves(state, seat)):
-            if isinstance(move, MarkWhiteSum):
-                colour, number = move.colour, move.number
-            elif isinstance(move, MarkColourSum):
-                colour = move.colour
-                die = state.dice.colours[colour]
-                assert die is not None
-                number = state.dice.white[move.white] + die
-            else:
+            mark = marked(state, move)
+            if mark is None:
                 continue
+            colour, number = mark
             if number == LAST_NUMBER[colour] and self.lock_only_ahead and not ahead:
                 continue
             row = rows[colour]
@@ -278,23 +284,16 @@ class SearchQwixxBot:
         rows = state.sheets[seat].rows
         chosen = []
         for index, move in enumerate(moves):
-            if isinstance(move, MarkWhiteSum):
-                colour, number = move.colour, move.number
-            elif isinstance(move, MarkColourSum):
-                colour = move.colour
-                die = state.dice.colours[colour]
-                assert die is not None
-                number = state.dice.white[move.white] + die
-                # Two white dice of one face mark the same number: keep the first.
-                if any(
-                    isinstance(other, MarkColourSum)
-                    and other.colour == colour
-                    and state.dice.white[other.white] + die == number
-                    for other in moves[:index]
-                ):
-                    continue
-            else:
+            mark = marked(state, move)
+            if mark is None:
                 chosen.append(index)
+                continue
+            colour, number = mark
+            # Two white dice of one face mark the same number: keep the first.
+            if isinstance(move, MarkColourSum) and any(
+                isinstance(other, MarkColourSum) and marked(state, other) == mark
+                for other in moves[:index]
+            ):
                 continue
             if skip(rows[colour], colour, number) <= self.settings.max_skip:
                 chosen.append(index)
