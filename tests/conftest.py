@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import ipaddress
 import json
@@ -303,19 +304,16 @@ def postgres_database(postgres_url: str) -> Iterator[str]:
         yield url
 
 
-@pytest.fixture
-def two_nodes(
-    postgres_database: str, tmp_path: Path
+@contextlib.contextmanager
+def _two_started_nodes(
+    url: str, folder: Path, lease_seconds: float
 ) -> Iterator[tuple[ServerProcess, ServerProcess]]:
-    """Two started ``botarena serve`` nodes on one empty PostgreSQL database, each with
-    ``--advertise 127.0.0.1:PORT`` and 2 s leases (their logs: ``node-0.log``,
-    ``node-1.log`` in ``tmp_path``)."""
     nodes = []
     for number in range(2):
         port = free_port()
-        options = ["--advertise", f"127.0.0.1:{port}", "--lease-seconds", "2"]
-        log = tmp_path / f"node-{number}.log"
-        nodes.append(ServerProcess(postgres_database, options=options, log_path=log, port=port))
+        options = ["--advertise", f"127.0.0.1:{port}", "--lease-seconds", str(lease_seconds)]
+        log = folder / f"node-{number}.log"
+        nodes.append(ServerProcess(url, options=options, log_path=log, port=port))
     try:
         for node in nodes:
             node.start()
@@ -323,3 +321,23 @@ def two_nodes(
     finally:
         for node in nodes:
             node.kill()
+
+
+@pytest.fixture
+def two_nodes(
+    postgres_database: str, tmp_path: Path
+) -> Iterator[tuple[ServerProcess, ServerProcess]]:
+    """Two started ``botarena serve`` nodes on one empty PostgreSQL database, each with
+    ``--advertise 127.0.0.1:PORT`` and 2 s leases (their logs: ``node-0.log``,
+    ``node-1.log`` in ``tmp_path``)."""
+    with _two_started_nodes(postgres_database, tmp_path, 2.0) as nodes:
+        yield nodes
+
+
+@pytest.fixture
+def two_slow_nodes(
+    postgres_database: str, tmp_path: Path
+) -> Iterator[tuple[ServerProcess, ServerProcess]]:
+    """``two_nodes`` with 60 s leases: none expires while a test runs."""
+    with _two_started_nodes(postgres_database, tmp_path, 60.0) as nodes:
+        yield nodes

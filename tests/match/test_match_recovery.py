@@ -19,6 +19,7 @@ from botarena.server.match import (
     MatchError,
     MatchManager,
     MatchNotFoundError,
+    MatchOnOtherNodeError,
     MatchSettings,
     Policies,
     RequestIdUsedError,
@@ -84,13 +85,15 @@ class FlakyStore(SqliteStore):
         super().record(match_id, events, seats, result, lease=lease)
 
 
-def _manager(race_rules: Any, store: Any, clock: Any, **rules_options: Any) -> MatchManager:
+def _manager(
+    race_rules: Any, store: Any, clock: Any, *, lease: Lease | None = None, **rules_options: Any
+) -> MatchManager:
     def games(name: str) -> Any:
         if name != "race":
             raise KeyError(name)
         return race_rules(**rules_options)
 
-    return MatchManager(games=games, store=store, codec=RaceCodec(), clock=clock)
+    return MatchManager(games=games, store=store, codec=RaceCodec(), clock=clock, lease=lease)
 
 
 def _settings(seats: int = 2, **control: float) -> MatchSettings:
@@ -532,6 +535,47 @@ def test_a_match_nobody_joined_is_rebuilt_from_the_store(race_rules: Any, clock:
             assert rebuilt.result == match.result
             assert _same_log(rebuilt.events, match.events)
         finally:
+            manager.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_node_started_again_at_its_address_takes_its_matches_back_and_fences_the_old_start(
+    race_rules: Any, clock: Any
+) -> None:
+    address = "127.0.0.1:1001"
+
+    async def scenario() -> None:
+        store = SqliteStore(MEMORY)  # leases work on SQLite too (the store conformance)
+        old = _manager(race_rules, store, clock, lease=Lease("a/1", address, 60.0), target=30)
+        other = _manager(race_rules, store, clock, lease=Lease("b/1", "127.0.0.1:1002", 60.0))
+        first, _ = old.create(_settings())
+        second, _ = old.create(_settings())
+        tokens = first.tokens
+        _play(old, first, tokens[0], 1)
+        with pytest.raises(MatchOnOtherNodeError):
+            other.find(first.match_id)  # another node waits for the lease to expire
+
+        # The same node started again (a kill -9 and a restart) with the old start still
+        # running (frozen, say): the leases, 60 s from expiring, are taken back at once.
+        again = _manager(race_rules, store, clock, lease=Lease("a/2", address, 60.0), target=30)
+        assert again.recover() == 2
+        resumed = again.get(first.match_id)
+        with pytest.raises(MatchOnOtherNodeError):  # fenced: it writes nothing more
+            _play(old, first, tokens[1], 2)
+        assert old.held(first.match_id) is None
+        _play(again, resumed, tokens[1], 3)
+        assert [entry.seat for entry in store.events(first.match_id)[1:]] == [0, 1]
+
+        # A match the old start made after that is taken back on the first call for it.
+        third, _ = old.create(_settings())
+        assert again.held(third.match_id) is None
+        assert again.find(third.match_id).match_id == third.match_id
+        assert again.held(third.match_id) is not None
+        with pytest.raises(MatchOnOtherNodeError):
+            other.find(third.match_id)
+        assert store.lease_holder(second.match_id) == store.lease_holder(third.match_id)
+        for manager in (old, other, again):
             manager.close()
 
     asyncio.run(scenario())

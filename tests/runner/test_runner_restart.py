@@ -1,5 +1,7 @@
-"""`botarena match --server` survives the server: a kill -9 and a restart, a CreateMatch
-answer lost in a restart, and a server that admits fewer matches than the run plays."""
+"""`botarena match --server` survives the server: a kill -9 and a restart (on SQLite, and
+on PostgreSQL, where the restarted node takes back the leases of its earlier start), a
+CreateMatch answer lost in a restart, and a server that admits fewer matches than the run
+plays."""
 
 from __future__ import annotations
 
@@ -12,10 +14,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from botarena.clients import AsyncMatchClient
 from botarena.clients._common import new_request_id
 from botarena.clients.runner import create_game_match
-from botarena.clients.testing import ServerProcess, start_server
+from botarena.clients.testing import ServerProcess, free_port, start_server
 from botarena.server.service import create_server
 from botarena.server.store import SqliteStore
 from botarena.v1 import match_pb2
@@ -44,12 +48,25 @@ def _moves(stderr: Path) -> list[str]:
     return [line.split()[1] for line in stderr.read_text().splitlines() if line.startswith("move ")]
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def restartable_server(request: pytest.FixtureRequest, tmp_path: Path) -> ServerProcess:
+    """A ``botarena serve`` to kill and restart, on SQLite or alone on PostgreSQL (a node
+    that advertises its fixed port with leases of the default 10 s: longer than the
+    restart, so it must take its own leases back rather than wait for them to expire)."""
+    if request.param == "sqlite":
+        return ServerProcess(tmp_path / "botarena.db")
+    url = request.getfixturevalue("postgres_database")
+    port = free_port()
+    options = ["--advertise", f"127.0.0.1:{port}"]
+    return ServerProcess(url, options=options, log_path=tmp_path / "node.log", port=port)
+
+
 def test_games_in_flight_and_queued_finish_after_a_kill_9_and_a_restart(
-    tmp_path: Path, run_cli: RunCli
+    tmp_path: Path, run_cli: RunCli, restartable_server: ServerProcess
 ) -> None:
     script = tmp_path / "slow.py"
     script.write_text(textwrap.dedent(_SLOW_BOT))
-    with ServerProcess(tmp_path / "botarena.db") as server:
+    with restartable_server as server:
         address = server.start()
         bots = ("--bot", f"slow={sys.executable} {script}", "--bot", "random")
         argv = ("--server", address, *bots, "--games", "6", "--concurrency", "2")

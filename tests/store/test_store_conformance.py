@@ -275,6 +275,36 @@ def test_a_result_ends_the_lease_and_a_released_lease_expires_at_once(store: Sql
     assert store.claim_leases(_NODE_B) == ["m2"]
 
 
+def test_a_node_started_again_at_its_address_takes_back_its_leases_and_fences_the_old_start(
+    store: SqlStore,
+) -> None:
+    again = Lease("node-a/2", "127.0.0.1:1001", ttl=60.0)  # node a's next start
+    store.create_match(_match(), [_START], lease=_NODE_A)
+    store.create_match(_match("m2", 2), [_START], lease=_EXPIRED_A)
+    store.create_match(_match("m3", 3), [_START], lease=_NODE_B)
+    assert sorted(store.take_back_leases(again)) == ["m1", "m2"]  # expired or not
+    assert store.lease_holders(["m1", "m2", "m3"]) == {
+        "m1": LeaseHolder("node-a/2", "127.0.0.1:1001", expired=False),
+        "m2": LeaseHolder("node-a/2", "127.0.0.1:1001", expired=False),
+        "m3": LeaseHolder("node-b", "127.0.0.1:1002", expired=False),  # another node's
+    }
+    with pytest.raises(LeaseLostError):
+        store.record("m1", [_move(1, 0)], [], lease=_NODE_A)  # the old start, still running
+    assert store.renew_leases(_NODE_A) == set()
+    store.record("m1", [_move(1, 0)], [], lease=again)
+    assert store.events("m1") == [_START, _move(1, 0)]
+    assert store.take_back_leases(again) == []  # its own already
+
+
+def test_a_take_back_can_name_one_match(store: SqlStore) -> None:
+    store.create_match(_match(), [_START], lease=_NODE_A)
+    store.create_match(_match("m2", 2), [_START], lease=_NODE_A)
+    again = Lease("node-a/2", "127.0.0.1:1001", ttl=60.0)
+    assert store.take_back_leases(again, match_id="m2") == ["m2"]
+    assert store.take_back_leases(_NODE_B, match_id="m1") == []  # not node b's address
+    assert store.lease_holder("m1") == LeaseHolder("node-a", "127.0.0.1:1001", expired=False)
+
+
 # ---------------------------------------------------------------------- ladder
 
 

@@ -215,14 +215,24 @@ class ServerProcess:
         raise RuntimeError(f"botarena serve did not start; see {self.log_path}")
 
     def _serving_port(self, offset: int) -> int | None:
+        for entry in self._log_entries(offset):
+            if entry.get("event") == "serving":
+                return int(entry["port"])
+        return None
+
+    def events(self, name: str) -> list[dict[str, Any]]:
+        """Return the entries of its JSON log (every start's so far) named ``name``."""
+        return [entry for entry in self._log_entries(0) if entry.get("event") == name]
+
+    def _log_entries(self, offset: int) -> Iterator[dict[str, Any]]:
+        """The JSON objects of its log from byte ``offset`` on (other lines skipped)."""
         with open(self.log_path, "rb") as log:
             log.seek(offset)
             for line in log:
                 with contextlib.suppress(ValueError):
                     entry = json.loads(line)
-                    if isinstance(entry, dict) and entry.get("event") == "serving":
-                        return int(entry["port"])
-        return None
+                    if isinstance(entry, dict):
+                        yield entry
 
     def kill(self) -> None:
         """Kill the server at once (SIGKILL, as ``kill -9``) and reap it."""

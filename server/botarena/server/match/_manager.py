@@ -25,7 +25,10 @@ holds only the unfinished matches whose lease it has: it takes the lease when it
 a match, every commit is fenced by it (a node that lost it writes nothing and drops the
 match), :meth:`MatchManager.maintain_leases` renews its leases and takes over the
 expired ones of dead nodes, replaying their logs as a restart does, and a call for a
-match another node runs raises :class:`MatchOnOtherNodeError` naming that node.
+match another node runs raises :class:`MatchOnOtherNodeError` naming that node. A node
+is its advertised address (``Lease.address``): started again there, it takes back the
+leases of its earlier start at once, expired or not (the earlier start, should it still
+run, is fenced out like any node that lost a lease).
 """
 
 from __future__ import annotations
@@ -637,7 +640,8 @@ class MatchManager:
         Call once, in the event loop, before serving. Each match is replayed from its log
         (:meth:`Match.restore`); seats keep their tokens, and their pending decisions
         start fresh clocks with the time bank they had left. A match that does not replay
-        is logged and left out.
+        is logged and left out. With a lease: the matches an earlier start of this node
+        leased (expired or not), then those :meth:`maintain_leases` would take over.
 
         Returns:
             The number of matches recovered.
@@ -645,7 +649,12 @@ class MatchManager:
         if self.store is None:
             return 0
         if self.lease is not None:
-            return len(self._take_over(self.store.claim_leases(self.lease)))
+            # First this node's own: those an earlier start at the same address leased
+            # (a kill -9 and a restart), expired or not, so nobody waits their leases out.
+            taken = self._take_over(self.store.take_back_leases(self.lease))
+            if taken:
+                _logger.info("matches taken back from an earlier start", count=len(taken))
+            return len(taken) + len(self._take_over(self.store.claim_leases(self.lease)))
         recovered = 0
         for record in self.store.unfinished_matches():
             if record.match_id not in self._slots and self._resume(record):
@@ -714,18 +723,24 @@ class MatchManager:
 
     def _take_over_or_redirect(self, match_id: str) -> _Slot | None:
         """For a match this node does not hold: raise :class:`MatchOnOtherNodeError` if
-        another node runs it, take it over if its lease has expired, else ``None`` (a
-        finished or unknown match, or no lease)."""
+        another node runs it, take it over if its lease has expired or an earlier start
+        of this node (the same address) holds it, else ``None`` (a finished or unknown
+        match, or no lease)."""
         if self.store is None or self.lease is None:
             return None
         holder = self.store.lease_holder(match_id)
-        if holder is not None and not holder.expired and holder.owner != self.lease.owner:
+        earlier_start = holder is not None and holder.address == self.lease.address
+        if holder is not None and not holder.expired and not earlier_start:
             raise MatchOnOtherNodeError(match_id, holder.address)
         if holder is None:
             record = self.store.load_match(match_id)
             if record is None or record.finished:
                 return None
-        if self._take_over(self.store.claim_leases(self.lease, match_id=match_id)):
+        if earlier_start:
+            claimed = self.store.take_back_leases(self.lease, match_id=match_id)
+        else:
+            claimed = self.store.claim_leases(self.lease, match_id=match_id)
+        if self._take_over(claimed):
             return self._slots[match_id]
         holder = self.store.lease_holder(match_id)  # another node was quicker
         if holder is not None and holder.owner != self.lease.owner:

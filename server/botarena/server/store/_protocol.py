@@ -132,6 +132,12 @@ class Store(Protocol):
         none (only ``match_id`` when given), at most ``limit`` of each; return them."""
         ...
 
+    def take_back_leases(self, lease: Lease, *, match_id: str | None = None) -> list[str]:
+        """Take for ``lease`` the leases, expired or not, that another owner holds at
+        ``lease.address``: an earlier start of the same node (only ``match_id`` when
+        given); return them. The earlier owner writes nothing more (``LeaseLostError``)."""
+        ...
+
     def release_leases(self, owner: str) -> None:
         """Let every lease of ``owner`` expire now (a node that stops cleanly)."""
         ...

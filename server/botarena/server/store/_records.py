@@ -120,7 +120,9 @@ class Lease:
 
     Attributes:
         owner: The node's id, unique among the nodes (new at every start).
-        address: Where bots reach the node (``botarena serve --advertise HOST:PORT``).
+        address: Where bots reach the node (``botarena serve --advertise HOST:PORT``),
+            which is also who the node is across restarts: started again at the same
+            address, it takes back the leases its earlier start holds.
         ttl: Seconds a lease lasts unless renewed.
     """
 

@@ -414,6 +414,20 @@ class SqlStore:
             )
         return [str(row[0]) for row in (*taken, *unleased)]
 
+    def take_back_leases(self, lease: Lease, *, match_id: str | None = None) -> list[str]:
+        """Take the leases an earlier start of this node holds (see ``Store``)."""
+        only = "" if match_id is None else " AND match_id = ?"
+        only_parameters: tuple[Any, ...] = () if match_id is None else (match_id,)
+        # No SKIP LOCKED: a write the earlier owner has in flight is waited for, then
+        # fenced (its UPDATE ... WHERE owner = it finds the new owner).
+        with self.database.transaction() as db:
+            rows = db.rows(
+                f"UPDATE match_leases SET owner = ?, expiry = {self._now} + ? "
+                f"WHERE address = ? AND owner <> ?{only} RETURNING match_id",
+                (lease.owner, lease.ttl, lease.address, lease.owner, *only_parameters),
+            )
+        return [str(row[0]) for row in rows]
+
     def release_leases(self, owner: str) -> None:
         """Let the leases of ``owner`` expire now (see ``Store``)."""
         with self.database.transaction() as db:
