@@ -7,7 +7,6 @@ import asyncio
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import urllib.request
@@ -18,6 +17,8 @@ from typing import Any
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from .conftest import ipv6_loopback
 
 _START = "from botarena.clients.cli import main; raise SystemExit(main())"
 
@@ -350,16 +351,7 @@ def test_only_an_admin_token_or_open_lets_a_non_loopback_host_serve(
         _require_admin_token(parsed)
 
 
-def _ipv6_loopback() -> bool:
-    try:
-        with socket.socket(socket.AF_INET6) as probe:
-            probe.bind(("::1", 0))
-    except OSError:
-        return False
-    return True
-
-
-@pytest.mark.skipif(not _ipv6_loopback(), reason="this machine has no IPv6 loopback")
+@pytest.mark.skipif(not ipv6_loopback(), reason="this machine has no IPv6 loopback")
 @pytest.mark.parametrize("host", ["[::1]", "::1"])
 def test_serve_binds_an_ipv6_loopback_host_given_with_or_without_brackets(
     host: str, tmp_path: Path
