@@ -412,6 +412,11 @@ def test_the_scheduler_reads_only_the_bots_it_names(store: SqlStore) -> None:
     ladder.present("a", "node-a", 1, False, now=100.0)
     ladder.present("b", "node-a", 1, False, now=100.0)
     assert [p.bot_id for p in ladder.presence(fresh_since=99.0, bot_ids=["b", "c"])] == ["b"]
+    ladder.absent("a", "node-a", dropped=101.0)
+    assert [p.bot_id for p in ladder.presence(fresh_since=99.0)] == ["a", "b"]
+    connected = ladder.presence(fresh_since=99.0, connected_only=True)
+    assert [p.bot_id for p in connected] == ["b"]
+    assert ladder.presence(fresh_since=100.5, connected_only=True) == []  # b's row is stale
 
 
 def test_the_ladder_store_shares_presence_assignments_and_the_lead_between_nodes(

@@ -439,9 +439,7 @@ class Ladder:
         wanted = set(bot_ids)
         if self._node is None:
             return wanted & self._state.connections.keys()
-        fresh_since = self._wall_clock() - self._node.ttl
-        presence = self.store.presence(fresh_since=fresh_since, bot_ids=wanted)
-        return {p.bot_id for p in presence if p.connected}
+        return {p.bot_id for p in self._presence(bot_ids=wanted, connected_only=True)}
 
     @property
     def leading(self) -> bool:
@@ -566,7 +564,7 @@ class Ladder:
             }
             presence: dict[str, Presence] = {}
         elif self._state.leading:
-            presence = {p.bot_id: p for p in self._presence() if p.connected}
+            presence = {p.bot_id: p for p in self._presence(connected_only=True)}
             self._repeat(presence.values())
             free = {p.bot_id: (p.game, p.capacity) for p in presence.values()}
         else:
@@ -601,10 +599,14 @@ class Ladder:
 
     # ------------------------------------------------------------------ several nodes
 
-    def _presence(self, game: str = "") -> list[Presence]:
+    def _presence(
+        self, *, bot_ids: Collection[str] | None = None, connected_only: bool = False
+    ) -> list[Presence]:
         assert self._node is not None
         fresh_since = self._wall_clock() - self._node.ttl
-        return self.store.presence(fresh_since=fresh_since, game=game)
+        return self.store.presence(
+            fresh_since=fresh_since, bot_ids=bot_ids, connected_only=connected_only
+        )
 
     def _cluster_tick(self) -> None:
         """Renew this node's streams, push the assignments queued for them, and take
@@ -662,7 +664,6 @@ class Ladder:
         ended = self.store.ended_matches()
         if store is None or not ended:
             return
-        presence = {p.bot_id: p for p in self._presence()}
         for match_id in ended:
             record = store.load_match(match_id)
             if record is None or record.result is None:
@@ -674,8 +675,14 @@ class Ladder:
                     continue
                 bot_ids = tuple(seat.bot_id for seat in ladder_record.seats)
                 running = _Running(match_id, record.game, bot_ids, ladder_record.started)
+            # The presence of this match's bots only, never of every bot that connected.
+            presence = {p.bot_id: p for p in self._presence(bot_ids=running.bot_ids)}
 
-            def dropped(bot_id: str, started: float = running.started) -> bool:
+            def dropped(
+                bot_id: str,
+                started: float = running.started,
+                presence: dict[str, Presence] = presence,
+            ) -> bool:
                 seen = presence.get(bot_id)
                 return (
                     seen is not None

@@ -366,11 +366,16 @@ class LadderStore(Protocol):
         ...
 
     def presence(
-        self, *, fresh_since: float, game: str = "", bot_ids: Collection[str] | None = None
+        self,
+        *,
+        fresh_since: float,
+        game: str = "",
+        bot_ids: Collection[str] | None = None,
+        connected_only: bool = False,
     ) -> list[Presence]:
         """Return the presence of every bot (of ``game``, of ``bot_ids`` when given) that
-        has connected; a stream counts as connected while open and renewed at
-        ``fresh_since`` or later."""
+        has connected (only those connected now with ``connected_only``); a stream counts
+        as connected while open and renewed at ``fresh_since`` or later."""
         ...
 
     def add_assignments(self, assignments: Sequence[NodeAssignment]) -> None:
@@ -739,24 +744,33 @@ class SqlLadderStore:
             )
 
     def presence(
-        self, *, fresh_since: float, game: str = "", bot_ids: Collection[str] | None = None
+        self,
+        *,
+        fresh_since: float,
+        game: str = "",
+        bot_ids: Collection[str] | None = None,
+        connected_only: bool = False,
     ) -> list[Presence]:
         """Return the presence of every bot (of ``game``, of ``bot_ids``) that has
-        connected."""
+        connected (that is connected, with ``connected_only``)."""
         query = (
             "SELECT p.bot_id, b.game, p.node, p.capacity, p.resume_seats, p.generation, "
             "p.dropped IS NULL AND p.seen >= ?, p.dropped FROM ladder_presence p "
             "JOIN ladder_bots b ON b.bot_id = p.bot_id WHERE (b.game = ? OR ? = '')"
         )
+        start: tuple[Any, ...] = (fresh_since, game, game)
+        if connected_only:
+            query += " AND p.dropped IS NULL AND p.seen >= ?"
+            start += (fresh_since,)
         with self.database.session() as db:
             if bot_ids is None:
-                rows = db.rows(f"{query} ORDER BY p.bot_id", (fresh_since, game, game))
+                rows = db.rows(f"{query} ORDER BY p.bot_id", start)
             else:
                 rows = []
                 for chunk in _chunks(sorted(bot_ids)):
                     rows += db.rows(
                         f"{query} AND p.bot_id IN ({_marks(chunk)}) ORDER BY p.bot_id",
-                        (fresh_since, game, game, *chunk),
+                        (*start, *chunk),
                     )
         return [
             Presence(
