@@ -441,7 +441,9 @@ class SqlLadderStore:
         return None if row is None else _bot(row)
 
     def bots(self, game: str) -> list[BotRecord]:
-        """Return every bot of ``game``, in registration order."""
+        """Return every bot of ``game``, in registration order: a read of them all, for
+        tools and tests (the server reads pages, :meth:`leaderboard`, and the bots it
+        names, :meth:`bots_by_id`)."""
         with self.database.session() as db:
             rows = db.rows(
                 f"SELECT {_BOT_COLUMNS} FROM ladder_bots WHERE game = ? ORDER BY created, bot_id",
