@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -15,6 +16,16 @@ from google.rpc import error_details_pb2, status_pb2
 
 from botarena.server.service import create_server
 from botarena.v1 import match_pb2, match_service_pb2, match_service_pb2_grpc
+
+
+def ipv6_loopback() -> bool:
+    """Whether this machine can bind ::1 (some containers have no IPv6)."""
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        return False
+    return True
 
 
 @dataclass

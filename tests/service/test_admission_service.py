@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import asyncio
-import socket
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,8 @@ from google.rpc import error_details_pb2, status_pb2
 from botarena.server.service import create_server
 from botarena.server.service._auth import peer_host
 from botarena.v1 import match_pb2, match_service_pb2, match_service_pb2_grpc
+
+from .conftest import ipv6_loopback
 
 ADMIN = "admin-token-of-the-test-server"
 REQUEST_ID = "7f3c0d5e9a8b4c21b0e6f1a2d3c4b5a6"
@@ -54,15 +55,6 @@ async def _refusal(call: Awaitable[Any]) -> tuple[grpc.StatusCode, Any, float | 
                     detail.Unpack(info)
         return error.code(), info, delay
     raise AssertionError("the call succeeded")
-
-
-def _ipv6_loopback() -> bool:
-    try:
-        with socket.socket(socket.AF_INET6) as probe:
-            probe.bind(("::1", 0))
-    except OSError:
-        return False
-    return True
 
 
 Stubs = list[Any]
@@ -158,7 +150,7 @@ def test_the_admin_tokens_holder_is_not_limited_per_caller() -> None:
 _SECOND_CALLERS = [
     pytest.param(
         "[::1]:0",
-        marks=pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback"),
+        marks=pytest.mark.skipif(not ipv6_loopback(), reason="no IPv6 loopback"),
         id="ipv6-host",
     ),
     pytest.param("unix", id="unix-socket"),

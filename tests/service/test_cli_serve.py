@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import urllib.request
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,8 @@ from typing import Any
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from .conftest import ipv6_loopback
 
 _START = "from botarena.clients.cli import main; raise SystemExit(main())"
 
@@ -292,10 +295,88 @@ def test_serve_insecure_serves_plaintext_on_a_non_loopback_host(tmp_path: Path) 
     def check(port: int) -> None:
         assert asyncio.run(_health(port)) == health_pb2.HealthCheckResponse.SERVING
 
-    serving, *before = _serve_and_check(tmp_path, "--host", "0.0.0.0", "--insecure", check=check)
+    args = ("--host", "0.0.0.0", "--insecure", "--admin-token", "sesame")
+    serving, *before = _serve_and_check(tmp_path, *args, check=check)
     assert (serving["host"], serving["tls"]) == ("0.0.0.0", False)
     events = [entry["event"] for entry in before if entry["level"] == "warning"]
     assert "serving plaintext beyond loopback (--insecure)" in events
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "[2001:db8::1]", "ladder.example"])
+@pytest.mark.parametrize("transport", ["insecure", "tls"])
+def test_serve_refuses_a_non_loopback_host_without_an_admin_token_before_binding(
+    host: str, transport: str, tmp_path: Path, tls_files: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from botarena.clients.cli import main
+
+    database = tmp_path / "never.db"
+    secure = ["--insecure"] if transport == "insecure" else []
+    if transport == "tls":
+        secure = ["--tls-cert", tls_files.server_cert, "--tls-key", tls_files.server_key]
+    args = ["serve", "--host", host, "--port", "0", "--db", str(database), *secure]
+    assert main(args) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1
+    shown = host.strip("[]")
+    assert error.startswith(f"botarena serve: refusing to serve on {shown}, which is not a")
+    assert "give --admin-token TOKEN" in error
+    assert "or --open for a deliberately open server" in error
+    assert not database.exists()  # refused before the database, let alone the port
+
+
+@pytest.mark.parametrize(
+    ("args", "refused"),
+    [
+        (["--host", "0.0.0.0", "--insecure"], True),
+        (["--host", "0.0.0.0", "--insecure", "--open"], False),
+        (["--host", "0.0.0.0", "--insecure", "--admin-token", "T"], False),
+        (["--host", "127.0.0.1"], False),
+        (["--host", "[::1]"], False),
+        (["--host", "localhost"], False),
+    ],
+    ids=["public", "open", "admin-token", "loopback", "ipv6-loopback", "localhost"],
+)
+def test_only_an_admin_token_or_open_lets_a_non_loopback_host_serve(
+    args: list[str], refused: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The rule alone, on parsed flags: a test never serves on a non-loopback address.
+    from botarena.clients.cli import _parser, _require_admin_token
+
+    monkeypatch.delenv("BOTARENA_ADMIN_TOKEN", raising=False)
+    parsed = _parser().parse_args(["serve", *args])
+    if refused:
+        with pytest.raises(ValueError, match="--open"):
+            _require_admin_token(parsed)
+    else:
+        _require_admin_token(parsed)
+
+
+@pytest.mark.skipif(not ipv6_loopback(), reason="this machine has no IPv6 loopback")
+@pytest.mark.parametrize("host", ["[::1]", "::1"])
+def test_serve_binds_an_ipv6_loopback_host_given_with_or_without_brackets(
+    host: str, tmp_path: Path
+) -> None:
+    async def health(port: int) -> int:
+        async with grpc.aio.insecure_channel(f"[::1]:{port}") as channel:
+            reply = await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest())
+        return int(reply.status)
+
+    args = ("--host", host, "--http-host", host, "--http-port", "0", "--db", ":memory:")
+    with _popen(tmp_path, None, *args) as process:
+        try:
+            serving = _until_serving(process)
+            status = asyncio.run(health(int(serving["port"])))
+            with urllib.request.urlopen(serving["web_ui"], timeout=30) as page:
+                web_status = page.status
+            process.send_signal(signal.SIGTERM)
+            process.communicate(timeout=10)
+        finally:
+            process.kill()
+    assert process.returncode == 0
+    assert status == health_pb2.HealthCheckResponse.SERVING
+    assert serving["host"] == "::1"
+    assert serving["web_ui"].startswith("http://[::1]:")
+    assert web_status == 200
 
 
 @pytest.mark.parametrize(

@@ -126,6 +126,13 @@ def test_a_leaderboard_goes_page_by_page(tmp_path: Path) -> None:
         token = parse_qs(urlsplit(following).query)["page_token"][0]
         assert server.get(f"/ladder/qwixx?page_token={token}")[0] == 400  # another game's
 
+        async def api_token() -> str:
+            async with AsyncLadderClient(target=server.address) as client:
+                board = await client.get_leaderboard(match_pb2.GAME_QWIRKLE, page_size=1)
+            return board.next_page_token
+
+        assert server.run(api_token()) == token  # GetLeaderboard's pages, the same tokens
+
 
 @pytest.mark.parametrize(
     "path",

@@ -96,14 +96,36 @@ class AsyncLadderClient(AsyncChannelClient[ladder_pb2_grpc.LadderServiceStub]):
         return response
 
     async def get_leaderboard(
-        self, game: match_pb2.Game.ValueType
+        self, game: match_pb2.Game.ValueType, *, page_size: int = 0, page_token: str = ""
     ) -> ladder_pb2.GetLeaderboardResponse:
-        """Return a game's leaderboard, best first (GetLeaderboard)."""
-        request = ladder_pb2.GetLeaderboardRequest(game=game)
+        """Return one page of a game's leaderboard, best first (GetLeaderboard):
+        ``page_size`` bots at most (0: the server's default, 50), after the page whose
+        ``next_page_token`` is ``page_token`` (empty: the first page)."""
+        request = ladder_pb2.GetLeaderboardRequest(
+            game=game, page_size=page_size, page_token=page_token
+        )
         response: ladder_pb2.GetLeaderboardResponse = await self._unary(
             self._stub.GetLeaderboard, request
         )
         return response
+
+    async def leaderboard(
+        self, game: match_pb2.Game.ValueType, *, page_size: int = 0
+    ) -> AsyncGenerator[ladder_pb2.LeaderboardEntry, None]:
+        """Yield a game's whole leaderboard, best first, fetching it a page at a time
+        (GetLeaderboard, following ``next_page_token``); stop iterating to fetch no more.
+
+        Each page is read from the board as it stands at that call, so a bot whose
+        rating changes meanwhile may show twice or not at all.
+        """
+        token = ""
+        while True:
+            page = await self.get_leaderboard(game, page_size=page_size, page_token=token)
+            for entry in page.entries:
+                yield entry
+            token = page.next_page_token
+            if not token:
+                return
 
     async def list_bot_matches(
         self, bot: str, *, limit: int = 0

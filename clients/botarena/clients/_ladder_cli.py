@@ -34,6 +34,9 @@ _ADMIN_TOKEN_ENV = "BOTARENA_ADMIN_TOKEN"
 _SECRET_ENV = "BOTARENA_BOT_SECRET"
 
 
+# GetLeaderboard's largest page (ladder.proto).
+_MAX_PAGE_SIZE = 500
+
 _GAMES = {plugin.name: plugin.proto_game for plugin in PLUGINS}
 _DEFAULT_GAME = PLUGINS[0].name
 _GAME_HELP = f"{', '.join(_GAMES)} (default %(default)s)"
@@ -79,6 +82,13 @@ def add_ladder_arguments(
     _add_admin_token(register)
     board = command("leaderboard", "show a game's leaderboard")
     board.add_argument("--game", type=_game, default=_DEFAULT_GAME, help=_GAME_HELP)
+    board.add_argument(
+        "--limit",
+        type=int,
+        default=50,
+        help="show the best LIMIT bots, fetched a page at a time; 0 shows every bot "
+        "(default %(default)s)",
+    )
     matches = command("matches", "show a bot's recent matches")
     matches.add_argument("bot", help="the bot: bots/ID, or its display name with --game")
     matches.add_argument("--game", type=_game, default=_DEFAULT_GAME, help=_GAME_HELP)
@@ -179,12 +189,12 @@ async def _bot_name(
     ``None`` (said on ``console``) when ``game`` has no bot of that name."""
     if bot.startswith("bots/"):
         return bot
-    board = await client.get_leaderboard(game)
-    names = {entry.bot.display_name: entry.bot.name for entry in board.entries}
-    if bot not in names:
-        console.print(f"no {_game_name(game)} bot named {bot!r}")
-        return None
-    return names[bot]
+    # The leaderboard's pages, until the bot shows (display names are unique per game).
+    async for entry in client.leaderboard(game, page_size=_MAX_PAGE_SIZE):
+        if entry.bot.display_name == bot:
+            return entry.bot.name
+    console.print(f"no {_game_name(game)} bot named {bot!r}")
+    return None
 
 
 def _game_name(game: match_pb2.Game.ValueType) -> str:
@@ -208,10 +218,18 @@ async def _run(
         console.print(f"secret (shown only once): {response.secret}")
         return 0
     if command == "leaderboard":
+        if args.limit < 0:
+            console.print(f"--limit must be 0 or more, not {args.limit}")
+            return 2
+        entries: list[ladder_pb2.LeaderboardEntry] = []
+        size = min(args.limit or _MAX_PAGE_SIZE, _MAX_PAGE_SIZE)
         async with AsyncLadderClient(target=server) as client:
-            board = await client.get_leaderboard(args.game)
+            async for entry in client.leaderboard(args.game, page_size=size):
+                entries.append(entry)
+                if len(entries) == args.limit:
+                    break
         title = f"{_game_name(args.game)} ladder"
-        console.print(leaderboard_table(board.entries, title))
+        console.print(leaderboard_table(entries, title))
         return 0
     if command == "matches":
         async with AsyncLadderClient(target=server) as client:
@@ -253,7 +271,7 @@ async def _connect(
     for number, server in enumerate(servers):
         try:
             async with AsyncLadderClient(target=server) as client:
-                await client.get_leaderboard(_GAMES[_DEFAULT_GAME])
+                await client.get_leaderboard(_GAMES[_DEFAULT_GAME], page_size=1)
             break
         except BotarenaError:
             if number == len(servers) - 1:

@@ -43,12 +43,24 @@ def _parser() -> argparse.ArgumentParser:
         help="run the match server",
         description="Run the match server until SIGINT or SIGTERM, then stop gracefully.",
     )
-    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default %(default)s)")
+    serve.add_argument(
+        "--host",
+        type=_host,
+        default="127.0.0.1",
+        help="address to bind, an IPv6 one with or without brackets (default %(default)s)",
+    )
     serve.add_argument("--port", type=int, default=50051, help="port; 0 picks a free one")
     serve.add_argument(
         "--admin-token",
         default=os.environ.get(_ADMIN_TOKEN_ENV) or None,
-        help=f"require this token to create matches (default: ${_ADMIN_TOKEN_ENV})",
+        help="require this token to create matches and to register and resume ladder bots "
+        f"(default: ${_ADMIN_TOKEN_ENV}); a non-loopback --host needs it, or --open",
+    )
+    serve.add_argument(
+        "--open",
+        action="store_true",
+        help="serve a non-loopback --host without --admin-token, deliberately open: anyone "
+        "who reaches it may create matches and register and resume bots",
     )
     serve.add_argument(
         "--db",
@@ -90,7 +102,10 @@ def _parser() -> argparse.ArgumentParser:
         help="serve the web UI on this port; 0 picks a free one (default: no web UI)",
     )
     web.add_argument(
-        "--http-host", default="127.0.0.1", help="address of the web UI (default %(default)s)"
+        "--http-host",
+        type=_host,
+        default="127.0.0.1",
+        help="address of the web UI (default %(default)s)",
     )
     web.add_argument(
         "--http-max-streams",
@@ -271,6 +286,29 @@ def _require_loopback(args: argparse.Namespace, host: str, what: str, why: str) 
         raise ValueError(
             f"refusing to serve {what} on {host}, which is not a loopback address: {why}"
         )
+
+
+def _require_admin_token(args: argparse.Namespace) -> None:
+    """Refuse a non-loopback ``--host`` without ``--admin-token`` unless ``--open``:
+    without the token anyone who reaches the server may create matches and register
+    and resume bots (docs/decisions.md: Closed by default off loopback).
+
+    Raises:
+        ValueError: One line naming ``--admin-token`` and ``--open``.
+    """
+    if args.admin_token is None and not args.open and not _is_loopback(args.host):
+        raise ValueError(
+            f"refusing to serve on {args.host}, which is not a loopback address, without "
+            "--admin-token: anyone who reaches it could create matches and register and "
+            f"resume bots; give --admin-token TOKEN (or ${_ADMIN_TOKEN_ENV}), or --open "
+            "for a deliberately open server"
+        )
+
+
+def _host(text: str) -> str:
+    """``serve``'s host as it binds: an IPv6 address loses its brackets (``[::1]`` is
+    ``::1``), which the address adds back."""
+    return text[1:-1] if text.startswith("[") and text.endswith("]") else text
 
 
 def _is_loopback(host: str) -> bool:
@@ -455,6 +493,8 @@ async def _serve(args: argparse.Namespace, options: Mapping[str, object], creden
             loop.add_signal_handler(signum, stop.set)
         if credentials is None and not _is_loopback(host):
             logger.warning("serving plaintext beyond loopback (--insecure)", host=host)
+        if admin_token is None and not _is_loopback(host):
+            logger.warning("serving open to everyone beyond loopback (--open)", host=host)
         web_ui = server.web
         if web_ui is not None and not _is_loopback(args.http_host):
             logger.warning("serving the web UI beyond loopback (--insecure)", host=args.http_host)
@@ -508,6 +548,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             # Before logging is set up: a refusal leaves the process's logging alone.
             credentials = _server_credentials(args)
+            _require_admin_token(args)
         except ValueError as error:
             print(f"botarena serve: {error}", file=sys.stderr)
             return 2

@@ -126,9 +126,13 @@ class LadderServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetLeaderboard(self, request, context):
-        """Returns a game's leaderboard, best conservative rating first.
+        """Returns a page of a game's leaderboard, best conservative rating first. The answer
+        is paged like ListMatches: page_size bots at most (50 when unset, at most 500),
+        and next_page_token, when not empty, fetches the page after it. A page is read from
+        the board as it stands at that call: ranks are exact then, and a bot whose rating
+        changes between two calls may move from one page to another.
 
-        Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, UNKNOWN_GAME).
+        Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, UNKNOWN_GAME, INVALID_PAGE_TOKEN).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -70,9 +70,13 @@ class LadderServiceStub:
     BOT_SECRET_INVALID).
     """
     GetLeaderboard: _grpc.UnaryUnaryMultiCallable[_ladder_pb2.GetLeaderboardRequest, _ladder_pb2.GetLeaderboardResponse]
-    """Returns a game's leaderboard, best conservative rating first.
+    """Returns a page of a game's leaderboard, best conservative rating first. The answer
+    is paged like ListMatches: page_size bots at most (50 when unset, at most 500),
+    and next_page_token, when not empty, fetches the page after it. A page is read from
+    the board as it stands at that call: ranks are exact then, and a bot whose rating
+    changes between two calls may move from one page to another.
 
-    Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, UNKNOWN_GAME).
+    Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, UNKNOWN_GAME, INVALID_PAGE_TOKEN).
     """
     ListBotMatches: _grpc.UnaryUnaryMultiCallable[_ladder_pb2.ListBotMatchesRequest, _ladder_pb2.ListBotMatchesResponse]
     """Lists a bot's ladder matches, newest first.
@@ -131,9 +135,13 @@ class LadderServiceAsyncStub(LadderServiceStub):
     BOT_SECRET_INVALID).
     """
     GetLeaderboard: _aio.UnaryUnaryMultiCallable[_ladder_pb2.GetLeaderboardRequest, _ladder_pb2.GetLeaderboardResponse]  # type: ignore[assignment]
-    """Returns a game's leaderboard, best conservative rating first.
+    """Returns a page of a game's leaderboard, best conservative rating first. The answer
+    is paged like ListMatches: page_size bots at most (50 when unset, at most 500),
+    and next_page_token, when not empty, fetches the page after it. A page is read from
+    the board as it stands at that call: ranks are exact then, and a bot whose rating
+    changes between two calls may move from one page to another.
 
-    Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, UNKNOWN_GAME).
+    Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, UNKNOWN_GAME, INVALID_PAGE_TOKEN).
     """
     ListBotMatches: _aio.UnaryUnaryMultiCallable[_ladder_pb2.ListBotMatchesRequest, _ladder_pb2.ListBotMatchesResponse]  # type: ignore[assignment]
     """Lists a bot's ladder matches, newest first.
@@ -207,9 +215,13 @@ class LadderServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _ladder_pb2.GetLeaderboardRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_ladder_pb2.GetLeaderboardResponse, _abc.Awaitable[_ladder_pb2.GetLeaderboardResponse]]:
-        """Returns a game's leaderboard, best conservative rating first.
+        """Returns a page of a game's leaderboard, best conservative rating first. The answer
+        is paged like ListMatches: page_size bots at most (50 when unset, at most 500),
+        and next_page_token, when not empty, fetches the page after it. A page is read from
+        the board as it stands at that call: ranks are exact then, and a bot whose rating
+        changes between two calls may move from one page to another.
 
-        Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, UNKNOWN_GAME).
+        Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, UNKNOWN_GAME, INVALID_PAGE_TOKEN).
         """
 
     @_abc_1.abstractmethod

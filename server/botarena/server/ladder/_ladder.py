@@ -47,7 +47,7 @@ import hashlib
 import hmac
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable, Collection
+from collections.abc import AsyncIterator, Callable, Collection, Iterable
 from dataclasses import dataclass, field
 
 import structlog
@@ -409,24 +409,37 @@ class Ladder:
         self._poke()
         return self.bot(bot_id)
 
-    def leaderboard(self, game: str) -> list[LeaderboardRow]:
-        """Return the bots of ``game``, best conservative rating first.
+    def leaderboard(self, game: str, *, offset: int = 0, limit: int = 50) -> list[LeaderboardRow]:
+        """Return up to ``limit`` bots of ``game``, best conservative rating first, after
+        the first ``offset`` (a page of the board, read along the store's index: never a
+        sort of every bot).
 
         Raises:
             InvalidRequestError: Unknown game.
         """
         self.manager.rules(game)
-        bots = sorted(
-            self.store.bots(game),
-            key=lambda bot: (-Rating(bot.mu, bot.sigma).conservative, -bot.games, bot.name),
-        )
-        connected: Collection[str] = self._state.connections
-        if self._node is not None:  # the bots of every node
-            connected = {p.bot_id for p in self._presence(game) if p.connected}
+        bots = self.store.leaderboard(game, offset=offset, limit=limit)
+        connected = self._connected(bot.bot_id for bot in bots)
         return [
             LeaderboardRow(rank, bot, bot.bot_id in connected)
-            for rank, bot in enumerate(bots, start=1)
+            for rank, bot in enumerate(bots, start=offset + 1)
         ]
+
+    def leaderboard_row(self, bot_id: str) -> LeaderboardRow:
+        """Return the bot's line of its game's leaderboard.
+
+        Raises:
+            BotNotFoundError: No such bot.
+        """
+        bot = self.bot(bot_id)
+        return LeaderboardRow(self.store.rank(bot), bot, bot_id in self._connected([bot_id]))
+
+    def _connected(self, bot_ids: Iterable[str]) -> set[str]:
+        """Which of ``bot_ids`` are connected now (to any node, with several)."""
+        wanted = set(bot_ids)
+        if self._node is None:
+            return wanted & self._state.connections.keys()
+        return {p.bot_id for p in self._presence(bot_ids=wanted, connected_only=True)}
 
     @property
     def leading(self) -> bool:
@@ -551,7 +564,7 @@ class Ladder:
             }
             presence: dict[str, Presence] = {}
         elif self._state.leading:
-            presence = {p.bot_id: p for p in self._presence() if p.connected}
+            presence = {p.bot_id: p for p in self._presence(connected_only=True)}
             self._repeat(presence.values())
             free = {p.bot_id: (p.game, p.capacity) for p in presence.values()}
         else:
@@ -586,10 +599,14 @@ class Ladder:
 
     # ------------------------------------------------------------------ several nodes
 
-    def _presence(self, game: str = "") -> list[Presence]:
+    def _presence(
+        self, *, bot_ids: Collection[str] | None = None, connected_only: bool = False
+    ) -> list[Presence]:
         assert self._node is not None
         fresh_since = self._wall_clock() - self._node.ttl
-        return self.store.presence(fresh_since=fresh_since, game=game)
+        return self.store.presence(
+            fresh_since=fresh_since, bot_ids=bot_ids, connected_only=connected_only
+        )
 
     def _cluster_tick(self) -> None:
         """Renew this node's streams, push the assignments queued for them, and take
@@ -647,7 +664,6 @@ class Ladder:
         ended = self.store.ended_matches()
         if store is None or not ended:
             return
-        presence = {p.bot_id: p for p in self._presence()}
         for match_id in ended:
             record = store.load_match(match_id)
             if record is None or record.result is None:
@@ -659,8 +675,14 @@ class Ladder:
                     continue
                 bot_ids = tuple(seat.bot_id for seat in ladder_record.seats)
                 running = _Running(match_id, record.game, bot_ids, ladder_record.started)
+            # The presence of this match's bots only, never of every bot that connected.
+            presence = {p.bot_id: p for p in self._presence(bot_ids=running.bot_ids)}
 
-            def dropped(bot_id: str, started: float = running.started) -> bool:
+            def dropped(
+                bot_id: str,
+                started: float = running.started,
+                presence: dict[str, Presence] = presence,
+            ) -> bool:
                 seen = presence.get(bot_id)
                 return (
                     seen is not None
@@ -758,9 +780,20 @@ class Ladder:
     ) -> list[str]:
         rules = self.manager.rules(game)
         seats = min(max(self.settings.seats, rules.min_seats), rules.max_seats)
-        bots = {bot.bot_id: bot for bot in self.store.bots(game)}
         running = self._running_counts()
-        seat_counts = self.store.seat_counts(game)
+        free = {bot_id: cap for bot_id, cap in capacities.items() if cap > running.get(bot_id, 0)}
+        if len(free) < seats:
+            return []
+        # Only the connected bots with room, never every registered bot of the game: a
+        # tick's reads grow with the bots that can play (docs/decisions.md: A large ladder).
+        bots = {
+            bot_id: bot
+            for bot_id, bot in self.store.bots_by_id(free).items()
+            if bot.game == game and not bot.paused
+        }
+        if len(bots) < seats:
+            return []
+        seat_counts = self.store.seat_counts(game, bot_ids=bots)
         candidates = [
             Candidate(
                 bot_id=bot_id,
@@ -769,17 +802,15 @@ class Ladder:
                 games=bots[bot_id].games,
                 seat_counts=seat_counts.get(bot_id, {}),
             )
-            for bot_id, capacity in capacities.items()
-            if bot_id in bots and not bots[bot_id].paused and capacity > running.get(bot_id, 0)
+            for bot_id, capacity in free.items()
+            if bot_id in bots
         ]
-        if len(candidates) < seats:
-            return []
         now = self._wall_clock()
-        last_hour = self.store.pair_counts(game, since=now - _HOUR)
+        last_hour = self.store.pair_counts(game, since=now - _HOUR, bot_ids=bots)
         groups = schedule(
             candidates,
             seats=seats,
-            pair_games=self.store.pair_counts(game),
+            pair_games=self.store.pair_counts(game, bot_ids=bots),
             pair_games_last_hour=last_hour,
             pair_cap_per_hour=self.settings.pair_cap_per_hour,
         )

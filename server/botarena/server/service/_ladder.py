@@ -10,7 +10,6 @@ from structlog.contextvars import bind_contextvars
 
 from botarena.server.ladder import (
     Assignment,
-    BotNotFoundError,
     BotSecretInvalidError,
     Ladder,
     LeaderboardRow,
@@ -19,18 +18,32 @@ from botarena.server.ladder import (
 from botarena.server.match import InvalidRequestError, MatchError
 from botarena.server.service._auth import bearer_token, require_admin
 from botarena.server.service._errors import handle_errors, handle_stream_errors
+from botarena.server.service._paging import decode_page_token, encode_page_token
 from botarena.server.service._registry import codec_for_game, codec_for_proto
 from botarena.server.service.codecs import set_timestamp
 from botarena.server.store.ladder import BotRecord, LadderMatchRecord
 from botarena.v1 import ladder_pb2
 
-__all__ = ["LadderServicer", "bot_entry", "bot_match_entries", "leaderboard_entries"]
+__all__ = [
+    "DEFAULT_PAGE_SIZE",
+    "MAX_PAGE_SIZE",
+    "LadderServicer",
+    "bot_entry",
+    "bot_match_entries",
+    "leaderboard_page",
+]
 
 Context: TypeAlias = Any
 
 _BOT_PREFIX = "bots/"
 _DEFAULT_LIMIT = 20
 _MAX_LIMIT = 500
+
+DEFAULT_PAGE_SIZE = 50
+"""Bots on a page of GetLeaderboard when the request names no page_size."""
+
+MAX_PAGE_SIZE = 500
+"""The most bots one page of GetLeaderboard holds (ladder.proto)."""
 
 
 class LadderServicer:
@@ -88,10 +101,14 @@ class LadderServicer:
     async def GetLeaderboard(
         self, request: ladder_pb2.GetLeaderboardRequest, context: Context
     ) -> ladder_pb2.GetLeaderboardResponse:
-        """Return a game's leaderboard."""
-        response = ladder_pb2.GetLeaderboardResponse()
-        response.entries.extend(leaderboard_entries(self.ladder, _game_of(request.game)))
-        return response
+        """Return a page of a game's leaderboard."""
+        game = _game_of(request.game)
+        if not 0 <= request.page_size <= MAX_PAGE_SIZE:
+            raise InvalidRequestError("page_size", f"must be within 0..{MAX_PAGE_SIZE}")
+        entries, next_token = leaderboard_page(
+            self.ladder, game, request.page_token, request.page_size or DEFAULT_PAGE_SIZE
+        )
+        return ladder_pb2.GetLeaderboardResponse(entries=entries, next_page_token=next_token)
 
     @handle_errors
     async def ListBotMatches(
@@ -119,18 +136,33 @@ class LadderServicer:
         return response
 
 
-def leaderboard_entries(ladder: Ladder, game: str) -> list[ladder_pb2.LeaderboardEntry]:
-    """Return the leaderboard of ``game`` (a registry name) as GetLeaderboard serves it.
+def leaderboard_page(
+    ladder: Ladder, game: str, page_token: str, size: int
+) -> tuple[list[ladder_pb2.LeaderboardEntry], str]:
+    """One page of the leaderboard of ``game`` (a registry name), as GetLeaderboard
+    serves it (and the web UI shows it).
+
+    The page token is ListMatches' form (``_paging``) with the rank the page goes on
+    after as its position, for the query ``["leaderboard", game]``.
+
+    Returns:
+        The page's entries, best first, and the next page's token (empty on the last
+        page).
 
     Raises:
-        InvalidRequestError: Unknown game.
+        InvalidRequestError: Unknown game, or ``INVALID_PAGE_TOKEN``: a token of another
+            query.
     """
+    filters = ["leaderboard", game]
+    after = decode_page_token(page_token, filters) or 0
+    rows = ladder.leaderboard(game, offset=after, limit=size + 1)
     entries = []
-    for row in ladder.leaderboard(game):
+    for row in rows[:size]:
         entry = ladder_pb2.LeaderboardEntry()
         _encode_row(row, entry)
         entries.append(entry)
-    return entries
+    next_token = encode_page_token(after + size, filters) if len(rows) > size else ""
+    return entries, next_token
 
 
 def bot_match_entries(ladder: Ladder, bot_id: str, limit: int) -> list[ladder_pb2.LadderMatch]:
@@ -158,12 +190,9 @@ def bot_entry(ladder: Ladder, bot_id: str) -> ladder_pb2.LeaderboardEntry:
     Raises:
         BotNotFoundError: No such bot.
     """
-    game = ladder.bot(bot_id).game
-    name = f"{_BOT_PREFIX}{bot_id}"
-    for entry in leaderboard_entries(ladder, game):
-        if entry.bot.name == name:
-            return entry
-    raise BotNotFoundError(bot_id)  # registered after the bot was read: not yet listed
+    entry = ladder_pb2.LeaderboardEntry()
+    _encode_row(ladder.leaderboard_row(bot_id), entry)
+    return entry
 
 
 def _bot_id_of(name: str) -> str:

@@ -31,6 +31,7 @@ from botarena.server.store._errors import SchemaTooNewError, StoreError
 __all__ = [
     "CLUSTER",
     "FAIR_PLAY",
+    "LADDER_BOARD",
     "LADDER_CLUSTER",
     "LADDER_RESUME",
     "LADDER_V1",
@@ -258,6 +259,15 @@ LADDER_RESUME: Migration = (
 )
 """Migration 7: which seats a restarted ladder bot must be given again, on any node."""
 
+LADDER_BOARD: Migration = (
+    # The leaderboard's order within a game (store.ladder: LEADERBOARD_ORDER): best
+    # conservative rating mu - 3 * sigma first, then more games, then the name. A page
+    # of the board walks this index instead of sorting every bot of the game
+    # (docs/decisions.md: A large ladder); the expressions are those of the ORDER BY.
+    "CREATE INDEX ladder_bots_board ON ladder_bots (game, (3 * sigma - mu), (-games), name)",
+)
+"""Migration 8: the leaderboard's order as an index."""
+
 MIGRATIONS: Sequence[Migration] = (
     MATCHES_V1,
     LADDER_V1,
@@ -266,6 +276,7 @@ MIGRATIONS: Sequence[Migration] = (
     CLUSTER,
     LADDER_CLUSTER,
     LADDER_RESUME,
+    LADDER_BOARD,
 )
 """Every migration in order; append new ones at the end."""
 

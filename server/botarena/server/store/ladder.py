@@ -11,7 +11,7 @@ grpc.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -19,6 +19,7 @@ from botarena.server.store._database import Database
 from botarena.server.store._errors import StoreError
 
 __all__ = [
+    "LEADERBOARD_ORDER",
     "BotRecord",
     "LadderMatchRecord",
     "LadderStore",
@@ -194,6 +195,15 @@ class ResumedSeat:
     generation: int
 
 
+LEADERBOARD_ORDER = "3 * sigma - mu, -games, name"
+"""The leaderboard's order in SQL: best conservative rating (``mu - 3 * sigma``) first,
+then more rated matches, then the name (unique within a game). The index
+``ladder_bots_board`` (migration 8) holds these very expressions, so a page is a walk
+along it rather than a sort of every bot."""
+
+# At most this many ids in one ``IN (...)`` list (SQLite allows 32,766 parameters).
+_IDS_PER_QUERY = 500
+
 # Any constant: the advisory lock the node that schedules the ladder holds.
 _LADDER_LOCK = 0x6274_6172_656E_6102
 
@@ -205,6 +215,17 @@ _SEAT_COLUMNS = (
     "seat, bot_id, mu_before, sigma_before, score, rank, forfeited, timeouts, crashed, "
     "mu_after, sigma_after"
 )
+
+
+def _chunks(ids: Collection[str]) -> Iterator[list[str]]:
+    """``ids`` in lists short enough for one ``IN (...)``."""
+    listed = list(ids)
+    for start in range(0, len(listed), _IDS_PER_QUERY):
+        yield listed[start : start + _IDS_PER_QUERY]
+
+
+def _marks(chunk: Sequence[str]) -> str:
+    return ", ".join("?" * len(chunk))
 
 
 def _bot(row: Any) -> BotRecord:
@@ -246,6 +267,19 @@ class LadderStore(Protocol):
         """Return every bot of ``game``, in registration order."""
         ...
 
+    def bots_by_id(self, bot_ids: Collection[str]) -> dict[str, BotRecord]:
+        """Return the bots of ``bot_ids`` that exist, by id."""
+        ...
+
+    def leaderboard(self, game: str, *, offset: int, limit: int) -> list[BotRecord]:
+        """Return up to ``limit`` bots of ``game`` in leaderboard order
+        (:data:`LEADERBOARD_ORDER`), after the first ``offset``."""
+        ...
+
+    def rank(self, bot: BotRecord) -> int:
+        """Return the bot's place in its game's leaderboard order, 1 = first."""
+        ...
+
     def resume_bot(self, bot_id: str) -> bool:
         """Un-pause ``bot_id`` and reset its bad streak; return False when there is no such
         bot."""
@@ -285,12 +319,18 @@ class LadderStore(Protocol):
         """Return up to ``limit`` matches of ``bot_id``, newest first."""
         ...
 
-    def pair_counts(self, game: str, since: float | None = None) -> dict[frozenset[str], int]:
-        """Return how many matches each pair of bots of ``game`` shared."""
+    def pair_counts(
+        self, game: str, since: float | None = None, *, bot_ids: Collection[str] | None = None
+    ) -> dict[frozenset[str], int]:
+        """Return how many matches each pair of bots of ``game`` shared (only pairs of
+        ``bot_ids`` when given)."""
         ...
 
-    def seat_counts(self, game: str) -> dict[str, dict[int, int]]:
-        """Return, per bot of ``game``, how many matches it played in each seat."""
+    def seat_counts(
+        self, game: str, *, bot_ids: Collection[str] | None = None
+    ) -> dict[str, dict[int, int]]:
+        """Return, per bot of ``game`` (of ``bot_ids`` when given), how many matches it
+        played in each seat."""
         ...
 
     def ended_matches(self) -> list[str]:
@@ -325,10 +365,17 @@ class LadderStore(Protocol):
         (``None``: the node stops, which is not the bot's doing)."""
         ...
 
-    def presence(self, *, fresh_since: float, game: str = "") -> list[Presence]:
-        """Return the presence of every bot (of ``game`` when given) that has connected;
-        a stream counts as connected while open and renewed at ``fresh_since`` or
-        later."""
+    def presence(
+        self,
+        *,
+        fresh_since: float,
+        game: str = "",
+        bot_ids: Collection[str] | None = None,
+        connected_only: bool = False,
+    ) -> list[Presence]:
+        """Return the presence of every bot (of ``game``, of ``bot_ids`` when given) that
+        has connected (only those connected now with ``connected_only``); a stream counts
+        as connected while open and renewed at ``fresh_since`` or later."""
         ...
 
     def add_assignments(self, assignments: Sequence[NodeAssignment]) -> None:
@@ -394,13 +441,50 @@ class SqlLadderStore:
         return None if row is None else _bot(row)
 
     def bots(self, game: str) -> list[BotRecord]:
-        """Return every bot of ``game``, in registration order."""
+        """Return every bot of ``game``, in registration order: a read of them all, for
+        tools and tests (the server reads pages, :meth:`leaderboard`, and the bots it
+        names, :meth:`bots_by_id`)."""
         with self.database.session() as db:
             rows = db.rows(
                 f"SELECT {_BOT_COLUMNS} FROM ladder_bots WHERE game = ? ORDER BY created, bot_id",
                 (game,),
             )
         return [_bot(row) for row in rows]
+
+    def bots_by_id(self, bot_ids: Collection[str]) -> dict[str, BotRecord]:
+        """Return the bots of ``bot_ids`` that exist, by id."""
+        found: dict[str, BotRecord] = {}
+        with self.database.session() as db:
+            for chunk in _chunks(bot_ids):
+                rows = db.rows(
+                    f"SELECT {_BOT_COLUMNS} FROM ladder_bots WHERE bot_id IN ({_marks(chunk)})",
+                    chunk,
+                )
+                found.update((bot.bot_id, bot) for bot in map(_bot, rows))
+        return found
+
+    def leaderboard(self, game: str, *, offset: int, limit: int) -> list[BotRecord]:
+        """Return up to ``limit`` bots of ``game`` in leaderboard order, after the first
+        ``offset``: a walk along the index ``ladder_bots_board``."""
+        with self.database.session() as db:
+            rows = db.rows(
+                f"SELECT {_BOT_COLUMNS} FROM ladder_bots WHERE game = ? "
+                f"ORDER BY {LEADERBOARD_ORDER} LIMIT ? OFFSET ?",
+                (game, limit, offset),
+            )
+        return [_bot(row) for row in rows]
+
+    def rank(self, bot: BotRecord) -> int:
+        """Return the bot's place in its game's leaderboard order, 1 = first: one more
+        than the bots before it, counted along the index ``ladder_bots_board``."""
+        order = 3 * bot.sigma - bot.mu  # the index's expression, the same IEEE arithmetic
+        with self.database.session() as db:
+            row = db.row(
+                "SELECT COUNT(*) FROM ladder_bots WHERE game = ? AND 3 * sigma - mu <= ? "
+                "AND (3 * sigma - mu < ? OR -games < ? OR (-games = ? AND name < ?))",
+                (bot.game, order, order, -bot.games, -bot.games, bot.name),
+            )
+        return 1 + (int(row[0]) if row is not None else 0)
 
     def resume_bot(self, bot_id: str) -> bool:
         """Un-pause ``bot_id`` and reset its bad streak; return False when there is no such
@@ -540,30 +624,60 @@ class SqlLadderStore:
             )
         return [self._with_seats(row) for row in rows]
 
-    def pair_counts(self, game: str, since: float | None = None) -> dict[frozenset[str], int]:
+    def pair_counts(
+        self, game: str, since: float | None = None, *, bot_ids: Collection[str] | None = None
+    ) -> dict[frozenset[str], int]:
         """Return how many matches each pair of bots of ``game`` shared (abandoned ones
         included: they took the pair's time), only those started at ``since`` or later
-        when given."""
+        when given, and only pairs of ``bot_ids`` when given (read through the seats of
+        those bots alone: the scheduler asks for the connected ones)."""
+        query = (
+            "SELECT a.bot_id, b.bot_id, COUNT(*) FROM ladder_seats a "
+            "JOIN ladder_seats b ON a.match_id = b.match_id AND a.bot_id <> b.bot_id "
+            "JOIN ladder_matches m ON m.match_id = a.match_id "
+            "WHERE m.game = ? AND m.started >= ?"
+        )
+        start = -1.0 if since is None else since
+        counts: dict[frozenset[str], int] = {}
         with self.database.session() as db:
-            rows = db.rows(
-                "SELECT a.bot_id, b.bot_id, COUNT(*) FROM ladder_seats a "
-                "JOIN ladder_seats b ON a.match_id = b.match_id AND a.bot_id < b.bot_id "
-                "JOIN ladder_matches m ON m.match_id = a.match_id "
-                "WHERE m.game = ? AND m.started >= ? GROUP BY a.bot_id, b.bot_id",
-                (game, -1.0 if since is None else since),
-            )
-        return {frozenset((first, second)): int(count) for first, second, count in rows}
+            if bot_ids is None:
+                rows = db.rows(
+                    f"{query} AND a.bot_id < b.bot_id GROUP BY a.bot_id, b.bot_id", (game, start)
+                )
+            else:
+                wanted = set(bot_ids)
+                rows = []
+                for chunk in _chunks(wanted):
+                    rows += db.rows(
+                        f"{query} AND a.bot_id IN ({_marks(chunk)}) GROUP BY a.bot_id, b.bot_id",
+                        (game, start, *chunk),
+                    )
+                # Each pair came once from each side: keep it from its smaller id's.
+                rows = [row for row in rows if row[1] in wanted and row[0] < row[1]]
+        for first, second, count in rows:
+            counts[frozenset((first, second))] = int(count)
+        return counts
 
-    def seat_counts(self, game: str) -> dict[str, dict[int, int]]:
-        """Return, per bot of ``game``, how many matches it played in each seat."""
+    def seat_counts(
+        self, game: str, *, bot_ids: Collection[str] | None = None
+    ) -> dict[str, dict[int, int]]:
+        """Return, per bot of ``game`` (of ``bot_ids`` when given), how many matches it
+        played in each seat."""
+        query = (
+            "SELECT s.bot_id, s.seat, COUNT(*) FROM ladder_seats s "
+            "JOIN ladder_matches m ON m.match_id = s.match_id WHERE m.game = ?"
+        )
         counts: dict[str, dict[int, int]] = {}
         with self.database.session() as db:
-            rows = db.rows(
-                "SELECT s.bot_id, s.seat, COUNT(*) FROM ladder_seats s "
-                "JOIN ladder_matches m ON m.match_id = s.match_id WHERE m.game = ? "
-                "GROUP BY s.bot_id, s.seat",
-                (game,),
-            )
+            if bot_ids is None:
+                rows = db.rows(f"{query} GROUP BY s.bot_id, s.seat", (game,))
+            else:
+                rows = []
+                for chunk in _chunks(bot_ids):
+                    rows += db.rows(
+                        f"{query} AND s.bot_id IN ({_marks(chunk)}) GROUP BY s.bot_id, s.seat",
+                        (game, *chunk),
+                    )
         for bot_id, seat, count in rows:
             counts.setdefault(bot_id, {})[seat] = int(count)
         return counts
@@ -631,16 +745,35 @@ class SqlLadderStore:
                 (dropped, bot_id, node),
             )
 
-    def presence(self, *, fresh_since: float, game: str = "") -> list[Presence]:
-        """Return the presence of every bot (of ``game``) that has connected."""
+    def presence(
+        self,
+        *,
+        fresh_since: float,
+        game: str = "",
+        bot_ids: Collection[str] | None = None,
+        connected_only: bool = False,
+    ) -> list[Presence]:
+        """Return the presence of every bot (of ``game``, of ``bot_ids``) that has
+        connected (that is connected, with ``connected_only``)."""
+        query = (
+            "SELECT p.bot_id, b.game, p.node, p.capacity, p.resume_seats, p.generation, "
+            "p.dropped IS NULL AND p.seen >= ?, p.dropped FROM ladder_presence p "
+            "JOIN ladder_bots b ON b.bot_id = p.bot_id WHERE (b.game = ? OR ? = '')"
+        )
+        start: tuple[Any, ...] = (fresh_since, game, game)
+        if connected_only:
+            query += " AND p.dropped IS NULL AND p.seen >= ?"
+            start += (fresh_since,)
         with self.database.session() as db:
-            rows = db.rows(
-                "SELECT p.bot_id, b.game, p.node, p.capacity, p.resume_seats, p.generation, "
-                "p.dropped IS NULL AND p.seen >= ?, p.dropped FROM ladder_presence p "
-                "JOIN ladder_bots b ON b.bot_id = p.bot_id WHERE b.game = ? OR ? = '' "
-                "ORDER BY p.bot_id",
-                (fresh_since, game, game),
-            )
+            if bot_ids is None:
+                rows = db.rows(f"{query} ORDER BY p.bot_id", start)
+            else:
+                rows = []
+                for chunk in _chunks(sorted(bot_ids)):
+                    rows += db.rows(
+                        f"{query} AND p.bot_id IN ({_marks(chunk)}) ORDER BY p.bot_id",
+                        (*start, *chunk),
+                    )
         return [
             Presence(
                 bot_id=str(bot_id),

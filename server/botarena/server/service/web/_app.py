@@ -1,7 +1,7 @@
 """The web UI's aiohttp application and its start on the server's event loop.
 
 Read-only: every handler reads what a gRPC call would answer (the same encoders:
-``encode_summary``, ``leaderboard_entries``, ``bot_match_entries``,
+``encode_summary``, ``leaderboard_page``, ``bot_match_entries``,
 ``encode_spectator_step``, ``encode_replay``) and renders it; a finished match's replay
 is built in a worker thread, as GetReplay builds it.
 """
@@ -22,8 +22,8 @@ from aiohttp.typedefs import Handler
 from botarena.server.ladder import Ladder
 from botarena.server.match import Match, MatchError, MatchManager
 from botarena.server.service._convert import encode_summary, match_id_of
-from botarena.server.service._ladder import bot_entry, bot_match_entries, leaderboard_entries
-from botarena.server.service._paging import decode_page_token, encode_page_token, match_page
+from botarena.server.service._ladder import bot_entry, bot_match_entries, leaderboard_page
+from botarena.server.service._paging import match_page
 from botarena.server.service._plugin import GamePlugin
 from botarena.server.service._registry import PLUGINS, plugin_for
 from botarena.server.service._replays import encode_replay
@@ -292,17 +292,11 @@ class WebUI:
         return web.Response(text=ladder_page([board]), content_type=_HTML)
 
     def _board(self, ladder: Ladder, plugin: GamePlugin, page_token: str) -> Board:
-        """A page of a game's leaderboard: the entries after the rank the token holds
-        (the whole board is ranked anew each time: a page goes on after a rank)."""
-        filters = ["leaderboard", plugin.name]
-        after = decode_page_token(page_token, filters) or 0
-        entries = leaderboard_entries(ladder, plugin.name)
+        """A page of a game's leaderboard, as GetLeaderboard pages it: the entries after
+        the rank the token holds (each page is read from the board as it is then)."""
         size = self.settings.page_size
-        page = entries[after : after + size]
-        following = ""
-        if after + size < len(entries):
-            token = encode_page_token(after + size, filters)
-            following = f"/ladder/{plugin.name}?" + urlencode({"page_token": token})
+        page, token = leaderboard_page(ladder, plugin.name, page_token, size)
+        following = f"/ladder/{plugin.name}?" + urlencode({"page_token": token}) if token else ""
         return Board(plugin.name, plugin.title, page, following, first=not page_token)
 
     async def bot(self, request: web.Request) -> web.Response:
