@@ -489,11 +489,16 @@ class MatchManager:
             RequestIdUsedError: The match's seat tokens cannot be shown again.
         """
         known = self._created.get(request_id)
-        if known is not None and known[1:] != (scoped, fingerprint):
-            raise RequestIdConflictError(request_id)
-        match_id = known[0] if known is not None else None
-        if match_id is None and self.store is not None:
-            match_id = self.store.match_created_by(scoped)
+        if known is not None and known[1] == scoped:
+            if known[2] != fingerprint:
+                raise RequestIdConflictError(request_id)
+            match_id: str | None = known[0]
+        else:
+            # The caller's own match first: after a restart another caller may have used
+            # the key here since, and the caller's repeat is still its own (REQUEST_ID_USED).
+            match_id = self.store.match_created_by(scoped) if self.store is not None else None
+            if match_id is None and known is not None:
+                raise RequestIdConflictError(request_id)
         if match_id is None:
             return None
         try:
