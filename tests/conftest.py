@@ -7,8 +7,11 @@ import datetime
 import ipaddress
 import json
 import os
+import pty
+import select
 import shutil
-from collections.abc import Iterator
+import subprocess
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -323,3 +326,42 @@ def two_nodes(
     finally:
         for node in nodes:
             node.kill()
+
+
+PtyRun = Callable[[Sequence[str], Mapping[str, str]], bytes]
+"""Runs a command with a pty as its terminal (stdout and stderr) and the environment
+given (added to this one); returns every byte it wrote there, and fails unless it
+exits 0."""
+
+
+@pytest.fixture
+def on_a_pty() -> PtyRun:
+    """Run commands on a real terminal (``pty.openpty``): what a user's terminal would
+    get. Standard input is empty, not the terminal (nothing waits for keys)."""
+
+    def run(command: Sequence[str], environment: Mapping[str, str]) -> bytes:
+        main, child = pty.openpty()
+        with subprocess.Popen(
+            list(command),
+            stdin=subprocess.DEVNULL,
+            stdout=child,
+            stderr=child,
+            env={**os.environ, **environment},
+        ) as process:
+            os.close(child)
+            output = bytearray()
+            while True:
+                ready, _, _ = select.select([main], [], [], 60)
+                assert ready, "the command wrote nothing for 60 s"
+                try:
+                    chunk = os.read(main, 65536)
+                except OSError:  # EIO: the child closed its side
+                    break
+                if not chunk:
+                    break
+                output += chunk
+            assert process.wait(timeout=60) == 0, output.decode(errors="replace")
+        os.close(main)
+        return bytes(output)
+
+    return run

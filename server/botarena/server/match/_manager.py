@@ -84,6 +84,7 @@ from botarena.server.match._persistence import (
 )
 from botarena.server.match._settings import MatchSettings
 from botarena.server.store import Lease, LeaseLostError, Store, StoredEvent, StoredMatch
+from botarena.server.text import name_problem
 
 __all__ = ["MatchManager", "StreamItem"]
 
@@ -407,7 +408,8 @@ class MatchManager:
             ``request_id`` returned the match created the first time).
 
         Raises:
-            InvalidRequestError: Unknown game or a seat count out of range.
+            InvalidRequestError: Unknown game, a seat count out of range, or a seat name
+                that is not printable text (``botarena.server.text.name_problem``).
             TooManyMatchesError: The server, or the caller, holds its limit of active
                 matches.
             CreateRateLimitedError: The caller creates matches faster than it may.
@@ -423,6 +425,11 @@ class MatchManager:
             first = self._first_answer(request_id, scoped, fingerprint)
             if first is not None:
                 return first, False
+        for index, name in enumerate(settings.seat_names):
+            if (problem := name_problem(name)) is not None:
+                raise InvalidRequestError(
+                    f"config.seat_names[{index}]", f"{problem}: names are printable text"
+                )
         rules = self.rules(settings.game)
         if not rules.min_seats <= settings.seat_count <= rules.max_seats:
             raise InvalidRequestError(
