@@ -44,7 +44,7 @@ from botarena.v1 import (
     match_service_pb2_grpc,
 )
 
-PtyRun = Callable[[Sequence[str], Mapping[str, str]], bytes]
+PtyRun = Callable[[Sequence[str], Mapping[str, str]], tuple[int, bytes]]
 """The ``on_a_pty`` fixture (tests/conftest.py)."""
 
 TITLE = "evil\x1b]0;pwned\x07"
@@ -199,6 +199,27 @@ def test_the_runner_refuses_a_bot_name_with_control_characters(bot: str, says: s
 # --------------------------------------------------------------------------- writers
 
 
+@pytest.mark.parametrize("on_a_terminal", [True, False], ids=["pty", "pipe"])
+def test_the_runner_shows_a_crashed_bots_stderr_escaped(
+    on_a_terminal: bool, tmp_path: Path, on_a_pty: PtyRun
+) -> None:
+    script = tmp_path / "crasher.py"
+    script.write_text(f"import sys\nsys.stderr.write({TITLE!r} + '\\n')\nsys.exit(3)\n")
+    command = [sys.executable, "-m", "botarena.clients.cli", "match"]
+    command += ["--bot", f"crasher={sys.executable} {script}", "--bot", "random", "--games", "2"]
+    if on_a_terminal:
+        status, output = on_a_pty(command, {"COLUMNS": "200"})
+        assert b"\x1b[" in output  # rich styles it: a terminal
+    else:
+        done = subprocess.run(command, capture_output=True, stdin=subprocess.DEVNULL, timeout=120)
+        status, output = done.returncode, done.stdout + done.stderr
+    assert status == 1  # the bot failed in its first game: the run stopped
+    assert b"crasher failed in its first game" in output
+    for raw in RAW:
+        assert raw not in output
+    assert b"evil\\x1b]0;pwned\\x07" in output
+
+
 def _on_a_terminal(renderable: RenderableType) -> bytes:
     """What ``renderable`` writes to a colour terminal."""
     out = io.StringIO()
@@ -268,7 +289,8 @@ def test_the_servers_console_logs_show_names_escaped_on_a_terminal(on_a_pty: Pty
         f"structlog.get_logger().info('bot registered', name={TITLE!r}, bot={TITLE!r})\n"
         f"structlog.get_logger().info({TITLE!r})\n"
     )
-    output = on_a_pty([sys.executable, "-c", code], {})
+    status, output = on_a_pty([sys.executable, "-c", code], {})
+    assert status == 0
     for raw in RAW:
         assert raw not in output
     assert output.count(b"evil\\x1b]0;pwned\\x07") == 3

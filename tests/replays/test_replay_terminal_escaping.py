@@ -19,7 +19,7 @@ import pytest
 from botarena.clients.replays import REPLAY_FILE_NAME, save_replay
 from botarena.v1 import match_pb2
 
-PtyRun = Callable[[Sequence[str], Mapping[str, str]], bytes]
+PtyRun = Callable[[Sequence[str], Mapping[str, str]], tuple[int, bytes]]
 """The ``on_a_pty`` fixture (tests/conftest.py)."""
 
 HOSTILE = [
@@ -56,6 +56,12 @@ def _command(path: Path, *extra: str) -> list[str]:
 _ENVIRONMENT = {"TERM": "xterm-256color", "COLUMNS": "200", "LINES": "50"}
 
 
+def _terminal(on_a_pty: PtyRun, command: list[str]) -> bytes:
+    status, output = on_a_pty(command, _ENVIRONMENT)
+    assert status == 0, output.decode(errors="replace")
+    return output
+
+
 def _through_a_pipe(command: list[str]) -> bytes:
     done = subprocess.run(
         command,
@@ -88,7 +94,7 @@ def test_a_replay_shows_hostile_seat_names_escaped(
     on_a_pty: PtyRun,
 ) -> None:
     command = _command(_hostile_file(replays["qwirkle"], tmp_path), *extra)
-    output = on_a_pty(command, _ENVIRONMENT) if on_a_terminal else _through_a_pipe(command)
+    output = _terminal(on_a_pty, command) if on_a_terminal else _through_a_pipe(command)
     _assert_names_escaped(output)
 
 
@@ -97,7 +103,7 @@ def test_every_games_board_shows_hostile_seat_names_escaped(
     game: str, replays: dict[str, match_pb2.Replay], tmp_path: Path, on_a_pty: PtyRun
 ) -> None:
     command = _command(_hostile_file(replays[game], tmp_path), "--at", "-1")
-    _assert_names_escaped(on_a_pty(command, _ENVIRONMENT))
+    _assert_names_escaped(_terminal(on_a_pty, command))
 
 
 def test_on_a_pty_rich_still_styles_the_output(
@@ -106,4 +112,4 @@ def test_on_a_pty_rich_still_styles_the_output(
     # The pty is a terminal to the command: the checks above see styled output, so a
     # raw name's bytes would have reached a real terminal too.
     command = _command(_hostile_file(replays["qwirkle"], tmp_path), "--at", "-1")
-    assert b"\x1b[" in on_a_pty(command, _ENVIRONMENT)
+    assert b"\x1b[" in _terminal(on_a_pty, command)
