@@ -8,6 +8,7 @@ screen-clear, a C1 CSI and a bidi override, and one with ``rich`` markup.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -62,7 +63,8 @@ def _terminal(on_a_pty: PtyRun, command: list[str]) -> bytes:
     return output
 
 
-def _through_a_pipe(command: list[str]) -> bytes:
+def _piped(command: list[str]) -> subprocess.CompletedProcess[bytes]:
+    """Run ``command`` with its stdout and stderr piped; it must exit 0."""
     done = subprocess.run(
         command,
         stdin=subprocess.DEVNULL,
@@ -71,6 +73,11 @@ def _through_a_pipe(command: list[str]) -> bytes:
         timeout=120,
     )
     assert done.returncode == 0, done.stderr.decode(errors="replace")
+    return done
+
+
+def _through_a_pipe(command: list[str]) -> bytes:
+    done = _piped(command)
     return done.stdout + done.stderr
 
 
@@ -113,3 +120,23 @@ def test_on_a_pty_rich_still_styles_the_output(
     # raw name's bytes would have reached a real terminal too.
     command = _command(_hostile_file(replays["qwirkle"], tmp_path), "--at", "-1")
     assert b"\x1b[" in _terminal(on_a_pty, command)
+
+
+@pytest.mark.parametrize("on_a_terminal", [True, False], ids=["pty", "pipe"])
+def test_json_on_standard_output_holds_the_names_as_escapes_and_reads_back(
+    on_a_terminal: bool,
+    replays: dict[str, match_pb2.Replay],
+    tmp_path: Path,
+    on_a_pty: PtyRun,
+) -> None:
+    path = _hostile_file(replays["qwirkle"], tmp_path)
+    command = _command(path, "--json", "-", "--no-check")
+    if on_a_terminal:
+        output = _terminal(on_a_pty, command)
+    else:  # the pipe keeps the JSON (stdout) apart from the summary
+        done = _piped(command)
+        names = [seat["displayName"] for seat in json.loads(done.stdout)["match"]["seats"]]
+        assert names == HOSTILE
+        output = done.stdout + done.stderr
+    for raw in _RAW:
+        assert raw not in output, raw
