@@ -330,3 +330,22 @@ def test_a_log_record_keeps_its_traceback_lines_and_escapes_its_message() -> Non
     assert first == "ERROR lost line\\nforged"
     assert rest[0] == "Traceback (most recent call last):"
     assert rest[-1] == "ValueError: evil\\x1b]0;pwned\\x07"
+
+
+def test_the_commands_sdk_warnings_show_names_escaped(tmp_path: Path) -> None:
+    # The SDK and the runner log warnings through logging's last resort in `botarena`:
+    # after a command ran, one that quotes a name.
+    code = (
+        "import logging, sys\n"
+        "from botarena.clients.cli import main\n"
+        f"main(['replay', {str(tmp_path / 'missing.binpb.gz')!r}])\n"
+        "logging.getLogger('botarena.clients.ladder').warning("
+        f"'connection lost: %s', {TITLE!r})\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, stdin=subprocess.DEVNULL, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert b"connection lost: evil\\x1b]0;pwned\\x07" in done.stderr
+    for raw in RAW:
+        assert raw not in done.stderr
