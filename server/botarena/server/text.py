@@ -70,16 +70,16 @@ def printable_markup(text: str) -> str:
     return escape(printable(text))
 
 
-def printable_text(text: str, style: str = "") -> Text:
+def printable_text(text: str) -> Text:
     """Return ``text`` as a ``rich`` :class:`~rich.text.Text` (never markup), escapes
-    included: for table cells and headers."""
-    return Text(printable(text), style=style)
+    included: for table cells, headers and titles."""
+    return Text(printable(text))
 
 
 class PrintableFormatter(logging.Formatter):
-    """A :mod:`logging` formatter for a terminal: each line of the message with its
-    control characters escaped (a name cannot start a forged line either); a traceback
-    keeps its line breaks."""
+    """A :mod:`logging` formatter for a terminal: the message with its control
+    characters escaped, line breaks too (a name cannot start a forged line); a
+    traceback keeps its line breaks."""
 
     def formatMessage(self, record: logging.LogRecord) -> str:
         return printable(super().formatMessage(record))
