@@ -8,8 +8,11 @@ import datetime
 import ipaddress
 import json
 import os
+import pty
+import select
 import shutil
-from collections.abc import Iterator
+import subprocess
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -341,3 +344,41 @@ def two_slow_nodes(
     """``two_nodes`` with 60 s leases: none expires while a test runs."""
     with _two_started_nodes(postgres_database, tmp_path, 60.0) as nodes:
         yield nodes
+
+
+PtyRun = Callable[[Sequence[str], Mapping[str, str]], tuple[int, bytes]]
+"""Runs a command with a pty as its terminal (stdout and stderr) and the environment
+given (added to this one); returns its exit status and every byte it wrote there."""
+
+
+@pytest.fixture
+def on_a_pty() -> PtyRun:
+    """Run commands on a real terminal (``pty.openpty``): what a user's terminal would
+    get. Standard input is empty, not the terminal (nothing waits for keys)."""
+
+    def run(command: Sequence[str], environment: Mapping[str, str]) -> tuple[int, bytes]:
+        main, child = pty.openpty()
+        with subprocess.Popen(
+            list(command),
+            stdin=subprocess.DEVNULL,
+            stdout=child,
+            stderr=child,
+            env={**os.environ, **environment},
+        ) as process:
+            os.close(child)
+            output = bytearray()
+            while True:
+                ready, _, _ = select.select([main], [], [], 60)
+                assert ready, "the command wrote nothing for 60 s"
+                try:
+                    chunk = os.read(main, 65536)
+                except OSError:  # EIO: the child closed its side
+                    break
+                if not chunk:
+                    break
+                output += chunk
+            status = process.wait(timeout=60)
+        os.close(main)
+        return status, bytes(output)
+
+    return run

@@ -26,6 +26,7 @@ from botarena.clients._ladder import (
 )
 from botarena.clients._target import ServerTarget, add_server_arguments, server_targets
 from botarena.server.service import PLUGINS
+from botarena.server.text import printable, printable_markup, printable_text
 from botarena.v1 import ladder_pb2, match_pb2
 
 __all__ = ["add_ladder_arguments", "ladder_console", "leaderboard_table", "run_ladder_command"]
@@ -140,8 +141,8 @@ def leaderboard_table(entries: Sequence[ladder_pb2.LeaderboardEntry], title: str
         status = "paused" if entry.paused else "connected" if entry.connected else "offline"
         table.add_row(
             str(entry.rank),
-            entry.bot.display_name,
-            entry.bot.owner,
+            printable_text(entry.bot.display_name),  # a name is text, not markup
+            printable_text(entry.bot.owner),
             f"{entry.conservative_rating:.2f}",
             f"{entry.mu:.2f}",
             f"{entry.sigma:.2f}",
@@ -156,7 +157,7 @@ def leaderboard_table(entries: Sequence[ladder_pb2.LeaderboardEntry], title: str
 
 
 def _matches_table(bot: str, matches: Sequence[ladder_pb2.LadderMatch]) -> Table:
-    table = Table(title=f"matches of {bot}", title_justify="left")
+    table = Table(title=printable_text(f"matches of {bot}"), title_justify="left")
     for header in ("match", "ended", "seats (score, place)", "rating change"):
         table.add_column(header)
     for match in matches:
@@ -178,7 +179,12 @@ def _matches_table(bot: str, matches: Sequence[ladder_pb2.LadderMatch]) -> Table
             if match.HasField("end_time")
             else "running"
         )
-        table.add_row(match.match.removeprefix("matches/"), ended, seats, change)
+        table.add_row(
+            printable_text(match.match.removeprefix("matches/")),
+            ended,
+            printable_text(seats),
+            change,
+        )
     return table
 
 
@@ -193,7 +199,7 @@ async def _bot_name(
     async for entry in client.leaderboard(game, page_size=_MAX_PAGE_SIZE):
         if entry.bot.display_name == bot:
             return entry.bot.name
-    console.print(f"no {_game_name(game)} bot named {bot!r}")
+    console.print(f"no {_game_name(game)} bot named {printable_markup(repr(bot))}")
     return None
 
 
@@ -214,7 +220,8 @@ async def _run(
     if command == "register":
         async with AsyncLadderClient(target=server, token=args.admin_token) as client:
             response = await client.register_bot(args.name, args.owner, args.game)
-        console.print(f"registered {response.bot.display_name} as {response.bot.name}")
+        shown = printable_markup(response.bot.display_name)
+        console.print(f"registered {shown} as {printable_markup(response.bot.name)}")
         console.print(f"secret (shown only once): {response.secret}")
         return 0
     if command == "leaderboard":
@@ -245,7 +252,8 @@ async def _run(
             if bot is None:
                 return 2
             resumed = await client.resume_bot(bot)
-        console.print(f"resumed {resumed.bot.display_name} ({resumed.bot.name})")
+        shown = printable_markup(resumed.bot.display_name)
+        console.print(f"resumed {shown} ({printable_markup(resumed.bot.name)})")
         return 0
     raise AssertionError(f"unhandled ladder command {command}")
 
@@ -257,7 +265,10 @@ async def _connect(
     console: Console,
 ) -> int:
     if args.bot is not None and args.bot not in bots:
-        console.print(f"no built-in bot {args.bot!r}; built-in bots: {', '.join(sorted(bots))}")
+        console.print(
+            f"no built-in bot {printable_markup(repr(args.bot))}; built-in bots: "
+            f"{', '.join(sorted(bots))}"
+        )
         return 2
     if not args.secret:
         console.print(f"--secret (or ${_SECRET_ENV}) is required")
@@ -326,7 +337,9 @@ def run_ladder_command(args: argparse.Namespace, bots: Mapping[str, Any]) -> int
     except BotarenaError as exc:
         # With several servers, the last one tried failed (connect tries each in turn).
         server = servers[-1] if args.ladder_command == "connect" else servers[0]
-        console.print(_failure(server, exc), markup=False, highlight=False, soft_wrap=True)
+        # The server's message may quote a name: escapes shown, not obeyed.
+        line = printable(_failure(server, exc))
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
         return 1
     except KeyboardInterrupt:
         return 130

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from botarena.clients._bot import Bot, run_bot
 from botarena.clients._errors import BotarenaError
 from botarena.clients._target import TLS_SCHEME, add_server_arguments, server_target
+from botarena.server.text import PrintableFormatter
 
 __all__ = [
     "ENV_MATCH",
@@ -119,11 +120,10 @@ def bot_main(
     except ValueError as error:
         parser.error(str(error))
     assert server is not None
-    logging.basicConfig(
-        stream=sys.stderr,
-        level=args.log_level.upper(),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    handler = logging.StreamHandler(sys.stderr)
+    # The server's messages may quote names: their escapes are shown, not obeyed.
+    handler.setFormatter(PrintableFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(handlers=[handler], level=args.log_level.upper())
     logger = logging.getLogger("botarena.clients.bot")
     try:
         outcome = run_bot(

@@ -22,6 +22,7 @@ from rich.text import Text
 
 from botarena.clients._help import DefaultsHelpFormatter
 from botarena.clients._target import ServerTarget, add_server_arguments, server_target
+from botarena.server.text import printable, printable_text
 from botarena.v1 import match_pb2
 
 __all__ = ["add_replay_parser", "run_replay_command"]
@@ -144,8 +145,9 @@ def run_replay_command(args: argparse.Namespace, options: Mapping[str, object]) 
 
 
 def _error(message: str) -> None:
-    """One line on stderr, never wrapped (a path stays whole)."""
-    print(message, file=sys.stderr)
+    """One line on stderr, never wrapped (a path stays whole), control characters
+    escaped (it may quote the file)."""
+    print(printable(message), file=sys.stderr)
 
 
 def _load(source: str, server: ServerTarget, overrides: Any) -> match_pb2.Replay:
@@ -164,7 +166,8 @@ async def _fetch(server: ServerTarget, name: str) -> match_pb2.Replay:
 
 
 def _names(replay: match_pb2.Replay) -> list[str]:
-    return [seat.display_name or f"seat {seat.seat}" for seat in replay.match.seats]
+    """The seats' names as a terminal may show them (a file may hold any text)."""
+    return [printable(seat.display_name) or f"seat {seat.seat}" for seat in replay.match.seats]
 
 
 def summary(replay: match_pb2.Replay) -> RenderableType:
@@ -183,7 +186,9 @@ def summary(replay: match_pb2.Replay) -> RenderableType:
         think[applied.seat] += applied.think_time.ToTimedelta().total_seconds()
         turns[applied.seat] += 1
     results = {result.seat: result for result in match.outcome.results}
-    table = Table(title=f"{game} · {match.name}", title_justify="left", box=box.SIMPLE_HEAD)
+    # Every string of the file is shown as text, never as rich markup or escapes.
+    title = printable_text(f"{game} · {match.name}")
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
     for column in ("#", "bot", "score", "rank", "moves", "think", "stand-in", "timeout"):
         table.add_column(column, justify="left" if column == "bot" else "right")
     table.add_column("illegal", justify="right")
@@ -193,7 +198,7 @@ def summary(replay: match_pb2.Replay) -> RenderableType:
         mean = think[seat.seat] / turns[seat.seat] if turns[seat.seat] else 0.0
         table.add_row(
             str(seat.seat),
-            seat.display_name,
+            printable_text(seat.display_name),
             str(result.score if result else seat.score),
             str(result.rank) if result else "-",
             str(turns[seat.seat]),
@@ -201,14 +206,14 @@ def summary(replay: match_pb2.Replay) -> RenderableType:
             str(max(stand_ins[seat.seat], seat.stand_in_moves)),
             str(seat.timeouts),
             str(seat.illegal_moves),
-            (result.forfeit_reason or "yes") if result and result.forfeited else "",
+            printable_text(result.forfeit_reason or "yes") if result and result.forfeited else "",
         )
     duration = ""
     if match.HasField("end_time") and match.HasField("create_time"):
         seconds = (match.end_time.ToDatetime() - match.create_time.ToDatetime()).total_seconds()
         duration = f" · {seconds:.1f} s"
     footer = Text(
-        f"ended: {match.outcome.reason or match_pb2.Match.State.Name(match.state)} · "
+        f"ended: {printable(match.outcome.reason) or match_pb2.Match.State.Name(match.state)} · "
         f"{len(moves)} moves · {len(replay.steps)} versions{duration} · "
         f"seed {match.config.seed}",
         style="dim",
@@ -229,15 +234,16 @@ def frame(replay: match_pb2.Replay, version: int) -> RenderableType:
     applied = event.move_applied if kind == "move_applied" else None
     if applied is not None:
         name = names[applied.seat] if applied.seat < len(names) else f"seat {applied.seat}"
-        head = f"v{version} · {applied.seat} {name}: {viewer.move_text(applied.move)}"
+        head = f"v{version} · {applied.seat} {name}: {printable(viewer.move_text(applied.move))}"
         head += f" · {applied.think_time.ToTimedelta().total_seconds() * 1000:.0f} ms"
         if applied.by_timeout_policy:
             head += " · stand-in"
     elif kind == "seat_forfeited":
         forfeited = event.seat_forfeited
-        head = f"v{version} · seat {forfeited.seat} forfeits ({forfeited.reason})"
+        head = f"v{version} · seat {forfeited.seat} forfeits ({printable(forfeited.reason)})"
     elif kind == "match_finished":
-        head = f"v{version} · the match ends ({event.match_finished.outcome.reason})"
+        reason = printable(event.match_finished.outcome.reason)
+        head = f"v{version} · the match ends ({reason})"
     else:
         head = f"v{version} · the match starts"
     drawn = viewer.terminal(TerminalFrame(step.spectator_view, step.seat_views, names, applied))

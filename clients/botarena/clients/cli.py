@@ -520,6 +520,18 @@ async def _serve(args: argparse.Namespace, options: Mapping[str, object], creden
     return 0
 
 
+def _escape_last_resort_logs() -> None:
+    """Show the SDK's and the runner's warnings (logging's last-resort handler: the
+    message alone, on stderr) with control characters escaped: they may quote a name or
+    the server's words."""
+    from botarena.server.text import PrintableFormatter
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setLevel(logging.WARNING)
+    handler.setFormatter(PrintableFormatter())
+    logging.lastResort = handler
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``botarena`` command line.
 
@@ -531,6 +543,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     # grpc's C core logs connection chatter (GOAWAY on shutdown) at INFO otherwise.
     os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+    _escape_last_resort_logs()
     args = _parser().parse_args(argv)
     if args.command == "match":
         from botarena.bots import BUILTIN_BOTS

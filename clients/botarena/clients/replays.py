@@ -57,7 +57,19 @@ def replay_json(replay: match_pb2.Replay, *, indent: int | None = None) -> str:
     data = json_format.MessageToDict(replay)
     if indent is None:
         return json.dumps(data, separators=(",", ":"))
-    return json.dumps(data, indent=indent, ensure_ascii=False)
+    return _unprintable_escaped(json.dumps(data, indent=indent, ensure_ascii=False))
+
+
+def _unprintable_escaped(text: str) -> str:
+    """Return JSON ``text`` with each character that is not printable (outside the line
+    breaks) as its ``\\u`` escape: the same JSON, safe on a terminal (a name may hold C1
+    controls or bidi overrides, which ``ensure_ascii=False`` leaves raw)."""
+    if text.replace("\n", "").isprintable():
+        return text
+    return "".join(
+        character if character.isprintable() or character == "\n" else json.dumps(character)[1:-1]
+        for character in text
+    )
 
 
 def save_replay(replay: match_pb2.Replay, path: Path | str) -> Path:

@@ -64,9 +64,13 @@ class RegisterBotRequest(_message.Message):
     OWNER_FIELD_NUMBER: _builtins.int
     GAME_FIELD_NUMBER: _builtins.int
     display_name: _builtins.str
-    """The bot's display name: 1 to 64 characters, unique within the game."""
+    """The bot's display name: 1 to 64 characters, unique within the game. Printable text:
+    a name holding a control character (C0, DEL, C1), a bidi override or isolate, a
+    zero-width character or a non-ASCII space is refused (INVALID_ARGUMENT naming the
+    field).
+    """
     owner: _builtins.str
-    """Who runs the bot: at most 64 characters."""
+    """Who runs the bot: at most 64 characters, printable text as for display_name."""
     game: _match_pb2.Game.ValueType
     """The game the bot plays; required."""
     def __init__(

@@ -225,7 +225,8 @@ class MatchConfig(_message.Message):
     @_builtins.property
     def seat_names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Display names of the seats, by seat index; optional, at most seat_count entries,
-        each at most 64 characters.
+        each at most 64 characters of printable text (a control, bidi or zero-width
+        character is refused as MALFORMED_REQUEST, field "config.seat_names[N]").
         """
 
     @_builtins.property

@@ -28,6 +28,8 @@ from dataclasses import dataclass, replace
 from itertools import combinations
 from pathlib import PurePath
 
+from botarena.server.text import name_problem
+
 __all__ = [
     "BotSpec",
     "GamePlan",
@@ -135,10 +137,19 @@ def parse_bot_spec(text: str, builtin: Collection[str]) -> BotSpec:
     'alpha'
 
     Raises:
-        ValueError: An empty command, a bad name, or a single word that is not a built-in
-            bot (the message lists the built-in ones).
+        ValueError: An empty command, a bad name (one that is not printable text, given
+            or taken from the program, is refused), or a single word that is not a
+            built-in bot (the message lists the built-in ones).
     """
     name, separator, command_text = text.partition("=")
+    # Names reach terminals and files: one holding an escape sequence is refused. Text
+    # before '=' with a space or '/' is a command's (its arguments may hold anything).
+    looks_named = separator and not any(mark in name for mark in " /")
+    if looks_named and (problem := name_problem(name)) is not None:
+        raise ValueError(
+            f"--bot {text!r}: the name before '=' {problem}; a bot's name is printable "
+            "text (letters, digits, '_', '.', '-')"
+        )
     if separator and _NAME.match(name.strip()):
         command = tuple(shlex.split(command_text))
         if not command:
@@ -158,9 +169,14 @@ def parse_bot_spec(text: str, builtin: Collection[str]) -> BotSpec:
             f"'./my_bot' or 'name=python my_bot.py'"
         )
     program = next((part for part in command[1:] if not part.startswith("-")), command[0])
-    if PurePath(command[0]).name.startswith(("python", "node", "java", "ruby", "perl")):
-        return BotSpec(PurePath(program).stem or "bot", command=command)
-    return BotSpec(PurePath(command[0]).stem or "bot", command=command)
+    if not PurePath(command[0]).name.startswith(("python", "node", "java", "ruby", "perl")):
+        program = command[0]
+    named = PurePath(program).stem or "bot"
+    if (problem := name_problem(named)) is not None:
+        raise ValueError(
+            f"--bot {text!r}: the name taken from {program!r} {problem}; name the bot: NAME=COMMAND"
+        )
+    return BotSpec(named, command=command)
 
 
 def unique_names(specs: Sequence[BotSpec]) -> list[BotSpec]:

@@ -54,6 +54,7 @@ from botarena.clients.runner._pages import write_game_viewer
 from botarena.clients.runner._plan import BotSpec, GamePlan
 from botarena.clients.runner._records import GameRecord, SeatRecord
 from botarena.server.service import PLUGINS
+from botarena.server.text import printable
 from botarena.v1 import match_pb2, match_service_pb2
 
 __all__ = [
@@ -508,7 +509,7 @@ async def play_game(
     players: SeatPlayers,
     *,
     crash_stops_run: Callable[[BotSpec], bool] = lambda spec: False,
-    echo: Callable[[str, str], None] = lambda name, line: print(line, file=sys.stderr),
+    echo: Callable[[str, str], None] = lambda name, line: print(printable(line), file=sys.stderr),
 ) -> GameRecord:
     """Play ``plan`` to its end and return its record.
 

@@ -29,6 +29,7 @@ from botarena.clients.runner._queue import QueueDatabase, QueueError, ReportedGa
 from botarena.clients.runner._queued import game_sets
 from botarena.clients.runner._records import GameRecord, plan_document, record_from_document
 from botarena.clients.runner._run import Reporter, RunPlan, Standings, print_crashes
+from botarena.server.text import printable_markup
 
 __all__ = ["follow_queue", "queued_document"]
 
@@ -136,18 +137,21 @@ async def _follow(
                     await _keep(args, database, run_id, game, planned, reporter, run, console)
             for message_seq, worker, text in await database.messages_after(run_id, said):
                 said = message_seq
-                console.print(f"[yellow]worker {worker}: {text}", highlight=False, soft_wrap=True)
+                shown = f"worker {printable_markup(str(worker))}: {printable_markup(str(text))}"
+                console.print(f"[yellow]{shown}", highlight=False, soft_wrap=True)
             for index, error in status.failed_sets:
                 if index not in seen_sets:
                     seen_sets.add(index)
                     failures += 1
-                    console.print(f"[red]set {index}: {error}", highlight=False, soft_wrap=True)
+                    shown = printable_markup(str(error))
+                    console.print(f"[red]set {index}: {shown}", highlight=False, soft_wrap=True)
             if status.failure is not None and failed_run is None:
                 failed_run = _failed_run(status.failure)
                 if failed_run is None:
                     failures += 1
                     console.print(
-                        f"[red]{status.failure.get('refused')}; the run stopped",
+                        f"[red]{printable_markup(str(status.failure.get('refused')))}; "
+                        "the run stopped",
                         highlight=False,
                         soft_wrap=True,
                     )

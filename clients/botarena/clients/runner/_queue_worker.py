@@ -44,6 +44,7 @@ from botarena.clients.runner._queued import QueuedRun, missing_commands, queued_
 from botarena.clients.runner._records import plan_from_document, record_document
 from botarena.clients.runner._run import BuiltinBot, embedded_options
 from botarena.clients.runner._workers import EmbeddedServerExitedError, Workers, worker_count
+from botarena.server.text import printable
 
 __all__ = ["work"]
 
@@ -59,7 +60,8 @@ _STDERR_BYTES = 16_384
 
 
 def _log(text: str) -> None:
-    print(f"{time.strftime('%H:%M:%S')} botarena worker: {text}", file=sys.stderr, flush=True)
+    line = f"{time.strftime('%H:%M:%S')} botarena worker: {printable(text)}"
+    print(line, file=sys.stderr, flush=True)
 
 
 def _tail(path: Path) -> str:

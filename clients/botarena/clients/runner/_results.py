@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.table import Table
+from rich.text import Text
 
 from botarena.clients.runner._plan import BotSpec
 from botarena.clients.runner._records import GameRecord, SeatRecord
@@ -44,6 +45,7 @@ from botarena.clients.runner._stats import (
     mean_interval,
     wilson_interval,
 )
+from botarena.server.text import printable, printable_text
 
 __all__ = [
     "RESULTS_SCHEMA_VERSION",
@@ -396,7 +398,9 @@ def results_table(
         else None,
         *notes,
     ]
-    caption = "\n".join(line for line in captions if line) or None
+    # Names in the caption too are text, not markup.
+    shown = "\n".join(printable(line) for line in captions if line)
+    caption = Text(shown) if shown else None
     # With two seats the pairwise result is the win rate (shared wins halved).
     many_seats = any(len(record.seats) > 2 for record in records)
     table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
@@ -410,7 +414,7 @@ def results_table(
     for summary in summaries:
         pairwise = [_rate(summary.pairwise)] if many_seats else []
         table.add_row(
-            summary.name,
+            printable_text(summary.name),  # a name is text, not markup
             str(summary.games),
             f"{summary.wins:g}",
             _rate(summary.win_rate),

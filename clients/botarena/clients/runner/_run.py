@@ -74,6 +74,7 @@ from botarena.clients.runner._sprt import Sprt, SprtStatus
 from botarena.clients.runner._tables import cross_table, endings_table, versus_table
 from botarena.clients.runner._workers import EmbeddedServerExitedError, Workers, worker_count
 from botarena.server.service import operator_options
+from botarena.server.text import printable, printable_markup
 
 __all__ = ["BuiltinBot", "add_match_arguments", "run_match"]
 
@@ -382,8 +383,8 @@ class Standings:
         return self.decided or self.sprt.status(self.tally.counts)
 
     def text(self) -> str:
-        parts = [
-            f"{spec.name} {100 * wins / games:.0f}%"
+        parts = [  # rich markup (the progress bar's column): names escaped
+            f"{printable_markup(spec.name)} {100 * wins / games:.0f}%"
             for spec, games, wins in zip(self.lineup, self.games, self.wins, strict=True)
             if games
         ]
@@ -395,8 +396,8 @@ class Standings:
 
 def _print_tail(console: Console, lines: Sequence[str]) -> None:
     for line in lines:
-        # Bot output is text, not rich markup.
-        console.print(f"  {line}", markup=False, highlight=False, soft_wrap=True)
+        # Bot output is text, not rich markup, and its escapes are shown, not obeyed.
+        console.print(f"  {printable(line)}", markup=False, highlight=False, soft_wrap=True)
 
 
 def print_crashes(console: Console, lineup: Sequence[BotSpec], record: GameRecord) -> None:
@@ -406,7 +407,8 @@ def print_crashes(console: Console, lineup: Sequence[BotSpec], record: GameRecor
             continue
         console.print(
             f"[yellow]game {record.plan.number} (seed {record.plan.label}): "
-            f"{lineup[index].name} in seat {seat} {seat_record.failure}",
+            f"{printable_markup(lineup[index].name)} in seat {seat} "
+            f"{printable_markup(seat_record.failure)}",
             highlight=False,
         )
         _print_tail(console, seat_record.stderr_tail)
@@ -565,8 +567,9 @@ async def _play_all(
         refused: list[str] = []
 
         def echo(name: str, line: str) -> None:
-            # Bot output is text, not rich markup.
-            console.print(f"[{name}] {line}", markup=False, highlight=False, soft_wrap=True)
+            # Bot output is text, not rich markup, and its escapes are shown, not obeyed.
+            shown = printable(f"[{name}] {line}")
+            console.print(shown, markup=False, highlight=False, soft_wrap=True)
 
         def finished(record: GameRecord) -> None:
             if reporter.finished(record):
@@ -596,7 +599,9 @@ async def _play_all(
                     if not refused:
                         refused.append(str(error))
                         console.print(
-                            f"[red]{error}; stopping the run", highlight=False, soft_wrap=True
+                            f"[red]{printable_markup(str(error))}; stopping the run",
+                            highlight=False,
+                            soft_wrap=True,
                         )
                     while not queue.empty():
                         queue.get_nowait()
@@ -610,7 +615,8 @@ async def _play_all(
                 except Exception as error:  # a game lost to the server is reported, not fatal
                     failures += 1
                     console.print(
-                        f"[red]game {plan.number} (seed {plan.label}) failed: {error}",
+                        f"[red]game {plan.number} (seed {plan.label}) failed: "
+                        f"{printable_markup(str(error))}",
                         highlight=False,
                     )
                 else:
@@ -1099,14 +1105,16 @@ def run_match(
         else:
             console.print("[yellow]Interrupted: bot processes stopped; reporting finished games.")
     except _QueueFailed as error:
-        console.print(f"[red]botarena match: {error}", highlight=False, soft_wrap=True)
+        shown = printable_markup(str(error))
+        console.print(f"[red]botarena match: {shown}", highlight=False, soft_wrap=True)
         return _EXIT_FAILED
     except _Unreachable as error:
-        console.print(str(error), markup=False, highlight=False, soft_wrap=True)
+        console.print(printable(str(error)), markup=False, highlight=False, soft_wrap=True)
         return _EXIT_FAILED
     except EmbeddedServerExitedError as error:
         failures += 1
-        console.print(f"[red]botarena match: {error}; the run stopped.", highlight=False)
+        shown = printable_markup(str(error))
+        console.print(f"[red]botarena match: {shown}; the run stopped.", highlight=False)
     elapsed = time.monotonic() - started
     title = (
         f"{args.game}: {len(records)} of {len(plans)} games, seeds {args.seed}.."
@@ -1124,17 +1132,18 @@ def run_match(
         )
     if failed_run is not None:
         # Last, so it is what the user sees: the run stopped because of this bot.
+        bot = printable_markup(failed_run.bot)
         console.print(
-            f"[red]botarena match: {failed_run.bot} failed in its first game (game "
-            f"{failed_run.game}, seat {failed_run.seat}): {failed_run.failure}. "
-            "The run stopped.",
+            f"[red]botarena match: {bot} failed in its first game (game "
+            f"{failed_run.game}, seat {failed_run.seat}): "
+            f"{printable_markup(failed_run.failure)}. The run stopped.",
             highlight=False,
         )
         if failed_run.stderr_tail:
-            console.print(f"Last lines of {failed_run.bot}'s output:")
+            console.print(f"Last lines of {bot}'s output:")
             _print_tail(console, failed_run.stderr_tail)
         else:
-            console.print(f"{failed_run.bot} wrote nothing to stderr.")
+            console.print(f"{bot} wrote nothing to stderr.")
     if interrupted:
         return _EXIT_INTERRUPTED
     return _EXIT_FAILED if failures else _EXIT_OK

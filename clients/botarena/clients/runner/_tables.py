@@ -19,6 +19,7 @@ from botarena.clients.runner._plan import BotSpec
 from botarena.clients.runner._records import GameRecord
 from botarena.clients.runner._results import Versus, end_reasons, summarise, versus
 from botarena.clients.runner._stats import Estimate
+from botarena.server.text import printable_text
 
 __all__ = ["cross_table", "endings_table", "versus_table"]
 
@@ -66,8 +67,8 @@ def versus_table(
         table.add_column(header, justify="right", no_wrap=True)
     for pair in pairs:
         table.add_row(
-            lineup[pair.first].name,
-            lineup[pair.second].name,
+            printable_text(lineup[pair.first].name),  # a name is text, not markup
+            printable_text(lineup[pair.second].name),
             str(pair.sets),
             _percent(pair.score),
             _elo(pair.elo),
@@ -90,7 +91,7 @@ def cross_table(lineup: Sequence[BotSpec], records: Sequence[GameRecord], title:
     table = Table(title=title, title_justify="left")
     table.add_column("bot", no_wrap=True)
     for index in order:
-        table.add_column(lineup[index].name, justify="right", no_wrap=True)
+        table.add_column(printable_text(lineup[index].name), justify="right", no_wrap=True)
     table.add_column("overall", justify="right", no_wrap=True)
     for row in order:
         cells = []
@@ -102,7 +103,7 @@ def cross_table(lineup: Sequence[BotSpec], records: Sequence[GameRecord], title:
             versus_column = _oriented(pair, row).score
             cells.append(f"{versus_column.value * 100:.0f}±{versus_column.margin * 100:.0f}")
         total = overall[row]
-        table.add_row(lineup[row].name, *cells, _percent(total) if total else "-")
+        table.add_row(printable_text(lineup[row].name), *cells, _percent(total) if total else "-")
     return table
 
 
@@ -122,5 +123,6 @@ def endings_table(records: Sequence[GameRecord], title: str = "How the games end
     table.add_column("games", justify="right")
     table.add_column("%", justify="right")
     for reason, count in end_reasons(records).items():
-        table.add_row(reason.replace("_", " "), str(count), f"{100 * count / len(records):.1f}")
+        shown = printable_text(reason.replace("_", " "))  # the server's words, not markup
+        table.add_row(shown, str(count), f"{100 * count / len(records):.1f}")
     return table

@@ -87,6 +87,7 @@ from botarena.server.store.ladder import (
     SeatRecord,
     SeatResult,
 )
+from botarena.server.text import name_problem
 
 __all__ = [
     "Assignment",
@@ -342,10 +343,13 @@ class Ladder:
             BotNameTakenError: The game has a bot of that name.
         """
         name = name.strip()
-        if not 1 <= len(name) <= _MAX_NAME or not name.isprintable():
-            raise InvalidRequestError("display_name", f"must be 1..{_MAX_NAME} printable chars")
-        if len(owner) > _MAX_NAME or not owner.isprintable():
-            raise InvalidRequestError("owner", f"must be at most {_MAX_NAME} printable chars")
+        if not 1 <= len(name) <= _MAX_NAME:
+            raise InvalidRequestError("display_name", f"must be 1..{_MAX_NAME} characters")
+        if len(owner) > _MAX_NAME:
+            raise InvalidRequestError("owner", f"must be at most {_MAX_NAME} characters")
+        for field_name, text in (("display_name", name), ("owner", owner)):
+            if (problem := name_problem(text)) is not None:
+                raise InvalidRequestError(field_name, f"{problem}: names are printable text")
         self.manager.rules(game)
         bot_id = secrets.token_hex(8)
         secret = f"{bot_id}.{secrets.token_urlsafe(24)}"

@@ -87,6 +87,7 @@ from botarena.server.match._persistence import (
 )
 from botarena.server.match._settings import MatchSettings
 from botarena.server.store import Lease, LeaseLostError, Store, StoredEvent, StoredMatch
+from botarena.server.text import name_problem
 
 __all__ = ["MatchManager", "StreamItem"]
 
@@ -410,7 +411,8 @@ class MatchManager:
             ``request_id`` returned the match created the first time).
 
         Raises:
-            InvalidRequestError: Unknown game or a seat count out of range.
+            InvalidRequestError: Unknown game, a seat count out of range, or a seat name
+                that is not printable text (``botarena.server.text.name_problem``).
             TooManyMatchesError: The server, or the caller, holds its limit of active
                 matches.
             CreateRateLimitedError: The caller creates matches faster than it may.
@@ -426,6 +428,11 @@ class MatchManager:
             first = self._first_answer(request_id, scoped, fingerprint)
             if first is not None:
                 return first, False
+        for index, name in enumerate(settings.seat_names):
+            if (problem := name_problem(name)) is not None:
+                raise InvalidRequestError(
+                    f"config.seat_names[{index}]", f"{problem}: names are printable text"
+                )
         rules = self.rules(settings.game)
         if not rules.min_seats <= settings.seat_count <= rules.max_seats:
             raise InvalidRequestError(
@@ -492,11 +499,16 @@ class MatchManager:
             RequestIdUsedError: The match's seat tokens cannot be shown again.
         """
         known = self._created.get(request_id)
-        if known is not None and known[1:] != (scoped, fingerprint):
-            raise RequestIdConflictError(request_id)
-        match_id = known[0] if known is not None else None
-        if match_id is None and self.store is not None:
-            match_id = self.store.match_created_by(scoped)
+        if known is not None and known[1] == scoped:
+            if known[2] != fingerprint:
+                raise RequestIdConflictError(request_id)
+            match_id: str | None = known[0]
+        else:
+            # The caller's own match first: after a restart another caller may have used
+            # the key here since, and the caller's repeat is still its own (REQUEST_ID_USED).
+            match_id = self.store.match_created_by(scoped) if self.store is not None else None
+            if match_id is None and known is not None:
+                raise RequestIdConflictError(request_id)
         if match_id is None:
             return None
         try:

@@ -7,7 +7,23 @@ import sys
 
 import structlog
 
+from botarena.server.text import printable
+
 __all__ = ["configure_logging"]
+
+_MULTILINE = frozenset({"exception", "stack"})
+"""The event keys whose text keeps its line breaks (tracebacks)."""
+
+
+def _printable_values(
+    logger: object, method: str, event_dict: structlog.typing.EventDict
+) -> structlog.typing.EventDict:
+    """Escape the control characters of every text value (a name, the event itself): a
+    console line shows them, never obeys them. JSON escapes its own."""
+    for key, value in event_dict.items():
+        if isinstance(value, str):
+            event_dict[key] = printable(value, newlines=key in _MULTILINE)
+    return event_dict
 
 
 def configure_logging(*, level: int = logging.INFO, json: bool | None = None) -> None:
@@ -15,13 +31,16 @@ def configure_logging(*, level: int = logging.INFO, json: bool | None = None) ->
 
     Args:
         level: The lowest level logged.
-        json: JSON lines when true, a console renderer when false; by default JSON
-            unless stdout is a terminal.
+        json: JSON lines when true, a console renderer when false (text values with
+            their control characters escaped); by default JSON unless stdout is a
+            terminal.
     """
     if json is None:
         json = not sys.stdout.isatty()
-    renderer: structlog.typing.Processor = (
-        structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer()
+    renderers: list[structlog.typing.Processor] = (
+        [structlog.processors.JSONRenderer()]
+        if json
+        else [_printable_values, structlog.dev.ConsoleRenderer()]
     )
     structlog.configure(
         processors=[
@@ -30,7 +49,7 @@ def configure_logging(*, level: int = logging.INFO, json: bool | None = None) ->
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.StackInfoRenderer(),
             structlog.processors.format_exc_info,
-            renderer,
+            *renderers,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level),
         logger_factory=structlog.PrintLoggerFactory(sys.stdout),

@@ -8,6 +8,7 @@ from importlib import resources
 
 from rich.console import RenderableType
 
+from botarena.server.text import printable
 from botarena.v1 import match_pb2
 
 __all__ = ["GameViewer", "TerminalFrame", "TerminalRenderer", "seat_label"]
@@ -36,9 +37,12 @@ TerminalRenderer = Callable[[TerminalFrame], RenderableType]
 
 
 def seat_label(frame: TerminalFrame, seat: int) -> str:
-    """``"2 alice"``: the seat's number and name (its number alone without a name)."""
+    """``"2 alice"``: the seat's number and name (its number alone without a name), as
+    plain text with control characters escaped (``printable``): never rich markup."""
     names = frame.names
-    return f"{seat} {names[seat]}" if seat < len(names) and names[seat] else f"seat {seat}"
+    if seat < len(names) and names[seat]:
+        return f"{seat} {printable(names[seat])}"
+    return f"seat {seat}"
 
 
 @dataclass(frozen=True, slots=True)

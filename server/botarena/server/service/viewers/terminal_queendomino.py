@@ -110,7 +110,7 @@ def render(frame: TerminalFrame) -> RenderableType:
         table.add_column(column, justify="right" if column != "kingdom" else "left")
     for player in view.players:
         table.add_row(
-            seat_label(frame, player.seat),
+            Text(seat_label(frame, player.seat)),  # a name is text, not markup
             str(player.score),
             str(player.coins),
             str(player.knights),

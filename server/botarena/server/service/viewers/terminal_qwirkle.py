@@ -81,7 +81,8 @@ def render(frame: TerminalFrame) -> RenderableType:
         if seat.seat not in racks:
             rack.append(f"{seat.rack_size} tiles", style="dim")
         marker = "▶ " if view.HasField("current_seat") and view.current_seat == seat.seat else "  "
-        table.add_row(marker + seat_label(frame, seat.seat), str(seat.score), rack)
+        # A name is text, not markup.
+        table.add_row(Text(marker + seat_label(frame, seat.seat)), str(seat.score), rack)
     footer = Text(f"bag: {view.bag_size} tiles", style="dim")
     return Group(_board(view, last), Text(), table, footer)
 
