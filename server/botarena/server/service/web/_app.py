@@ -123,6 +123,8 @@ class WebUI:
         self._finished: OrderedDict[str, _Finished] = OrderedDict()
         self._runner: web.AppRunner | None = None
         self.dropped = 0
+        self.refused = 0
+        """Event streams refused so far (503: ``settings.max_streams`` were open)."""
         """Pages dropped so far for taking nothing for ``settings.write_timeout``."""
         self.port = 0
         self.host = ""
@@ -249,6 +251,7 @@ class WebUI:
         after = _last_event_id(request)
         feed = self.feeds.open(match_id)
         if feed is None:
+            self.refused += 1
             raise _HttpError(
                 503,
                 "Too many live pages are open on this server; try again later.",

@@ -49,6 +49,8 @@ class LiveFeed:
     def __init__(self, manager: MatchManager, match_id: str, flush_interval: float) -> None:
         self.match_id = match_id
         self.frames: list[bytes] = []
+        self.encoded = 0
+        """Log entries this feed has encoded."""
         self.ended = False
         self.readers = 0
         self._manager = manager
@@ -83,6 +85,7 @@ class LiveFeed:
                 if version != len(self.frames):
                     raise RuntimeError(f"feed of {match_id}: version {version} out of order")
                 self.frames.append(f"id: {version}\nevent: step\ndata: {data}\n\n".encode())
+                self.encoded += 1
                 self._schedule_flush()
                 if entry.kind is EventKind.MATCH_FINISHED:
                     break
@@ -142,11 +145,19 @@ class Feeds:
         self._flush_interval = flush_interval
         self._linger = linger
         self._closed = False
+        self.made = 0
+        """Feeds made so far."""
+        self._retired_encoded = 0
 
     @property
     def feeds(self) -> int:
         """The number of feeds (matches being followed)."""
         return len(self._feeds)
+
+    @property
+    def encoded(self) -> int:
+        """Log entries encoded so far by every feed (retired ones included)."""
+        return self._retired_encoded + sum(feed.encoded for feed in self._feeds.values())
 
     def open(self, match_id: str) -> LiveFeed | None:
         """Count a new reader of ``match_id``'s feed (made on first use) and return the
@@ -157,6 +168,7 @@ class Feeds:
         feed = self._feeds.get(match_id)
         if feed is None:
             feed = self._feeds[match_id] = LiveFeed(self._manager, match_id, self._flush_interval)
+            self.made += 1
         timer = self._retire_timers.pop(match_id, None)
         if timer is not None:
             timer.cancel()
@@ -183,6 +195,7 @@ class Feeds:
         feed = self._feeds.get(match_id)
         if feed is not None and not feed.readers:
             del self._feeds[match_id]
+            self._retired_encoded += feed.encoded
             feed.cancel()
 
     def close(self) -> None:
