@@ -3,7 +3,7 @@
 canary's latency while pages churn, crowd the cap or stall.
 
 Usage: ``python bench/bench_web.py [--case all|throughput|churn|over-cap|stalled]
-[--matches M] [--pages N] [--rounds R] [--seconds S] [--profile PATH]``
+[--matches M] [--pages N] [--rounds R] [--seconds S] [--profile PATH] [--no-gc]``
 
 ``throughput``: this process runs a server with its web UI
 (``create_server(http_address=...)``) and plays ``--matches`` Qwirkle matches at once on
@@ -29,7 +29,8 @@ runs alone for ``--seconds``, then while a pages child process does one case:
 - ``stalled``: 600 pages (30 a match) send their request and never read a byte (a
   4 KiB receive buffer), for ``--seconds``.
 
-Each case prints the canary's p50/p99/max next to the canary alone, the server's CPU
+Each case prints the canary's p50/p99/max next to the canary alone (``--no-gc``: with the
+server's garbage collector off, to tell its pauses from the rest), the server's CPU
 seconds (all its threads, and the matches' loop's thread alone), how late its loop ran
 a 10 ms timer and its longest garbage collection, and the web UI's counters (feeds made,
 frames encoded, pages refused and dropped). Target (issue 27): canary p99 under
@@ -43,6 +44,7 @@ import argparse
 import asyncio
 import collections
 import cProfile
+import gc
 import json
 import logging
 import os
@@ -266,6 +268,8 @@ async def _serve(args: argparse.Namespace) -> None:
                 await asyncio.sleep(_MOVE_EVERY / len(tables))
                 table.move()
 
+    if args.no_gc:
+        gc.disable()
     mover = asyncio.create_task(move_on())
     ids = [table.match.match_id for table in tables]
     print(json.dumps({"port": port, "web": web.url, "matches": ids}), flush=True)
@@ -459,8 +463,9 @@ async def _case(
     return latencies, failures, pages_figures, server_figures
 
 
-def _canary_cases(cases: list[str], seconds: float, profile: str | None) -> None:
-    server = _child("server", *(["--profile", profile] if profile else []), script=__file__)
+def _canary_cases(cases: list[str], seconds: float, profile: str | None, no_gc: bool) -> None:
+    options = (["--profile", profile] if profile else []) + (["--no-gc"] if no_gc else [])
+    server = _child("server", *options, script=__file__)
     try:
         info = _line(server)
         print(
@@ -503,6 +508,9 @@ def main() -> None:
         "--seconds", type=float, default=15.0, help="canary alone, over-cap, stalled (15)"
     )
     parser.add_argument("--profile", metavar="PATH", help="cProfile the server in each case")
+    parser.add_argument(
+        "--no-gc", action="store_true", help="the server's garbage collector off (attribution)"
+    )
     # A child process's part.
     parser.add_argument("--role", choices=("server", "pages"), help=argparse.SUPPRESS)
     parser.add_argument("--web", help=argparse.SUPPRESS)
@@ -519,9 +527,8 @@ def main() -> None:
     if args.case in ("all", "throughput"):
         asyncio.run(_throughput(args.matches, args.pages, args.rounds))
     if args.case != "throughput":
-        _canary_cases(
-            list(_CASES) if args.case == "all" else [args.case], args.seconds, args.profile
-        )
+        cases = list(_CASES) if args.case == "all" else [args.case]
+        _canary_cases(cases, args.seconds, args.profile, args.no_gc)
 
 
 if __name__ == "__main__":

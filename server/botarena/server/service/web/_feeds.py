@@ -143,7 +143,8 @@ class LiveFeed:
         if self._notify is None:
             wake.set()
         else:  # the readers wait on the web UI's loop
-            self._notify(wake.set)
+            with contextlib.suppress(RuntimeError):  # closed: nobody waits any more
+                self._notify(wake.set)
 
 
 class Feeds:
@@ -191,7 +192,8 @@ class Feeds:
     @property
     def encoded(self) -> int:
         """Log entries encoded so far by every feed (retired ones included)."""
-        return self._retired_encoded + sum(feed.encoded for feed in self._feeds.values())
+        feeds = list(self._feeds.values())  # one step: the web UI's thread adds feeds
+        return self._retired_encoded + sum(feed.encoded for feed in feeds)
 
     @property
     def full(self) -> bool:
