@@ -137,9 +137,9 @@ class WebUI:
         self._matches_loop: asyncio.AbstractEventLoop | None = None
         self._thread: _LoopThread | None = None
         self.dropped = 0
+        """Pages dropped so far for taking nothing for ``settings.write_timeout``."""
         self.refused = 0
         """Event streams refused so far (503: ``settings.max_streams`` were open)."""
-        """Pages dropped so far for taking nothing for ``settings.write_timeout``."""
         self.port = 0
         self.host = ""
         self.app = web.Application(middlewares=[_errors, self._on_matches_loop_middleware])
