@@ -234,13 +234,17 @@ async def _canary_round(stub: Any) -> float:
     return elapsed
 
 
-async def _canary(port: int, seconds: float) -> tuple[list[float], collections.Counter[str]]:
+async def _canary(
+    port: int, seconds: float, done: asyncio.Event | None = None
+) -> tuple[list[float], collections.Counter[str]]:
+    """Run canary rounds for ``seconds`` (or until ``done`` is set, if sooner); return
+    their latencies and the failed rounds by reason (bench_web.py runs it too)."""
     latencies: list[float] = []
     failures: collections.Counter[str] = collections.Counter()
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
         stub = match_service_pb2_grpc.MatchServiceStub(channel)
         end = time.monotonic() + seconds
-        while (now := time.monotonic()) < end:
+        while (now := time.monotonic()) < end and not (done is not None and done.is_set()):
             try:
                 latencies.append(await _canary_round(stub))
             except grpc.aio.AioRpcError as error:
@@ -263,9 +267,10 @@ def _canary_line(name: str, latencies: Sequence[float], failures: collections.Co
 # ---------------------------------------------------------------------- parent
 
 
-def _child(role: str, *args: str) -> subprocess.Popen[str]:
+def _child(role: str, *args: str, script: str = __file__) -> subprocess.Popen[str]:
+    """Start ``script`` (this one by default) as a child process of ``role``."""
     return subprocess.Popen(
-        [sys.executable, __file__, "--role", role, *args],
+        [sys.executable, script, "--role", role, *args],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,

@@ -14,6 +14,7 @@ import base64
 import contextlib
 import http.client
 import random
+import socket
 import threading
 import time
 import urllib.error
@@ -291,6 +292,20 @@ class EventReader:
             lambda: self.done.is_set() or any(event.id == str(version) for event in self.events)
         )
         return list(self.events)
+
+
+def stalled_page(server: WebServer, match_id: str, receive_buffer: int = 4096) -> socket.socket:
+    """A page that asks for the event stream and never reads a byte of it."""
+    host, port = server.url.removeprefix("http://").rstrip("/").rsplit(":", 1)
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+    # Small segments: on 127.0.0.1 (MTU 64 KiB) a single segment of a lagging page's
+    # catch-up would fill the window, however small the buffer, and get in whole.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, 536)
+    sock.connect((host, int(port)))
+    request = f"GET /matches/{match_id}/events HTTP/1.1\r\nHost: {host}\r\n\r\n"
+    sock.sendall(request.encode())
+    return sock
 
 
 def wait_until(condition: Callable[[], bool], timeout: float = 60.0) -> bool:

@@ -20,7 +20,15 @@ from botarena.server.service.viewers.html import build_page
 from botarena.server.service.web import WebSettings
 from botarena.v1 import ladder_pb2, match_pb2
 
-from .conftest import EventReader, Table, WebServer, run_ladder, serve_web, wait_until
+from .conftest import (
+    EventReader,
+    Table,
+    WebServer,
+    run_ladder,
+    serve_web,
+    stalled_page,
+    wait_until,
+)
 
 # A seed whose digits appear nowhere else on the pages.
 _SEED = 8_234_659_234_659_234_123
@@ -348,23 +356,9 @@ def test_streams_over_the_cap_are_refused_with_503() -> None:
         assert third.wait()[-1].event == "end"
 
 
-def _stalled_page(server: WebServer, match_id: str, receive_buffer: int = 4096) -> socket.socket:
-    """A page that asks for the event stream and never reads a byte of it."""
-    host, port = server.url.removeprefix("http://").rstrip("/").rsplit(":", 1)
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
-    # Small segments: on 127.0.0.1 (MTU 64 KiB) a single segment of a lagging page's
-    # catch-up would fill the window, however small the buffer, and get in whole.
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, 536)
-    sock.connect((host, int(port)))
-    request = f"GET /matches/{match_id}/events HTTP/1.1\r\nHost: {host}\r\n\r\n"
-    sock.sendall(request.encode())
-    return sock
-
-
 def test_pages_that_read_nothing_never_stall_the_match(web_server: WebServer) -> None:
     table = Table(web_server, "qwixx", names=("x", "y"))
-    stalled = [_stalled_page(web_server, table.match_id) for _ in range(20)]
+    stalled = [stalled_page(web_server, table.match_id) for _ in range(20)]
     try:
         reader = EventReader(web_server.url, f"/matches/{table.match_id}/events").start()
         final = table.finish()  # every move is accepted while the stalled pages read nothing
@@ -399,7 +393,7 @@ def test_a_page_that_reads_nothing_is_dropped_while_the_others_go_on() -> None:
     settings = WebSettings(write_timeout=0.5, max_unsent=4096)
     with serve_web(http_settings=settings) as server:
         tables = [Table(server, names=("greedy", "another greedy")) for _ in range(3)]
-        stalled = [_stalled_page(server, table.match_id, receive_buffer=1024) for table in tables]
+        stalled = [stalled_page(server, table.match_id, receive_buffer=1024) for table in tables]
         try:
             readers = [
                 EventReader(server.url, f"/matches/{table.match_id}/events").start()

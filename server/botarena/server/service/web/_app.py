@@ -1,9 +1,15 @@
-"""The web UI's aiohttp application and its start on the server's event loop.
+"""The web UI's aiohttp application, served from a thread and event loop of its own.
 
 Read-only: every handler reads what a gRPC call would answer (the same encoders:
 ``encode_summary``, ``leaderboard_page``, ``bot_match_entries``,
 ``encode_spectator_step``, ``encode_replay``) and renders it; a finished match's replay
 is built in a worker thread, as GetReplay builds it.
+
+The HTTP side (connections, requests, the live pages' writes and their timeouts) runs on
+the web UI's own loop, so that no page costs the matches' loop its time
+(``docs/decisions.md``: the web UI off the matches' loop). What reads the matches or the
+ladder runs on the server's loop, where they live: every handler but the live event
+stream's (:meth:`WebUI._on_matches_loop_middleware`), and the live feeds' encoding.
 """
 
 from __future__ import annotations
@@ -11,8 +17,11 @@ from __future__ import annotations
 import asyncio
 import gzip
 import socket
+import threading
 from collections import OrderedDict
+from collections.abc import Coroutine
 from dataclasses import dataclass
+from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 import structlog
@@ -43,6 +52,8 @@ __all__ = ["DEFAULT_MAX_STREAMS", "WebSettings", "WebUI", "start_web_ui"]
 
 _logger = structlog.get_logger("botarena.web")
 
+T = TypeVar("T")
+
 DEFAULT_MAX_STREAMS = 1000
 """Live event streams (open match pages) served at once; more are refused with 503."""
 
@@ -55,6 +66,7 @@ _FINISHED_CACHE = 32
 # A comment line this often keeps proxies and the browser from closing a quiet stream.
 _KEEPALIVE = 15.0
 _RETRY_AFTER = "10"
+_EVENTS = "events"
 _HTML = "text/html"
 
 
@@ -122,16 +134,20 @@ class WebUI:
         )
         self._finished: OrderedDict[str, _Finished] = OrderedDict()
         self._runner: web.AppRunner | None = None
+        self._matches_loop: asyncio.AbstractEventLoop | None = None
+        self._thread: _LoopThread | None = None
         self.dropped = 0
         """Pages dropped so far for taking nothing for ``settings.write_timeout``."""
+        self.refused = 0
+        """Event streams refused so far (503: ``settings.max_streams`` were open)."""
         self.port = 0
         self.host = ""
-        self.app = web.Application(middlewares=[_errors])
+        self.app = web.Application(middlewares=[_errors, self._on_matches_loop_middleware])
         self.app.add_routes(
             [
                 web.get("/", self.matches),
                 web.get("/matches/{match_id}", self.match),
-                web.get("/matches/{match_id}/events", self.events),
+                web.get("/matches/{match_id}/events", self.events, name=_EVENTS),
                 web.get("/matches/{match_id}/replay.binpb.gz", self.replay_file),
                 web.get("/ladder", self.ladder_index),
                 web.get("/ladder/{game}", self.ladder_game),
@@ -148,8 +164,25 @@ class WebUI:
         return f"http://{host}:{self.port}/"
 
     async def start(self, host: str, port: int) -> int:
-        """Serve on ``host:port`` (0: a free port) from the running loop; return the port."""
-        runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=1.0)
+        """Serve on ``host:port`` (0: a free port) from a thread with its own event loop;
+        return the port. The running loop (the server's, where the matches are) runs
+        what reads the matches and the ladder."""
+        self._matches_loop = self.feeds.matches_loop = asyncio.get_running_loop()
+        thread = self._thread = _LoopThread("botarena-web")
+        try:
+            return await thread.run(self._serve(host, port))
+        except BaseException:
+            self._thread = None
+            await thread.stop()
+            raise
+
+    async def _serve(self, host: str, port: int) -> int:
+        """Start the site (on the web UI's loop)."""
+        # handler_cancellation: a page that goes ends its stream's handler at once, so
+        # closed pages never hold places under the cap (they did until the next write).
+        runner = web.AppRunner(
+            self.app, access_log=None, shutdown_timeout=1.0, handler_cancellation=True
+        )
         await runner.setup()
         site = web.TCPSite(runner, host, port)
         await site.start()
@@ -160,11 +193,44 @@ class WebUI:
         return self.port
 
     async def close(self) -> None:
-        """End the live streams, then stop serving."""
+        """End the live streams, then stop serving (from the loop that started it)."""
+        thread, self._thread = self._thread, None
+        if thread is None:
+            self.feeds.close()
+            return
+        try:
+            await thread.run(self._stop_serving())
+        finally:
+            await thread.stop()
+
+    async def _stop_serving(self) -> None:
+        """End the live streams and the site (on the web UI's loop)."""
         self.feeds.close()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+
+    @web.middleware
+    async def _on_matches_loop_middleware(
+        self, request: web.Request, handler: Handler
+    ) -> web.StreamResponse:
+        """Run every handler but the live event stream's on the matches' loop: they read
+        the matches and the ladder (and its store), which live there, and build their
+        answer there; the web UI's loop sends it."""
+        if request.match_info.route.name == _EVENTS:
+            return await handler(request)
+
+        async def handle() -> web.StreamResponse:
+            return await handler(request)
+
+        return await self._on_matches_loop(handle())
+
+    async def _on_matches_loop(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Run ``coroutine`` on the matches' loop and return its result."""
+        loop = self._matches_loop
+        if loop is None or loop is asyncio.get_running_loop():
+            return await coroutine
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coroutine, loop))
 
     # ------------------------------------------------------------------ matches
 
@@ -245,15 +311,13 @@ class WebUI:
         """``/matches/{id}/events``: the match's steps as server-sent events, from the
         beginning or after ``Last-Event-ID``, until its end."""
         match_id = _match_id(request)
-        self.manager.find(match_id)
+        if self.feeds.full:  # refused here: nothing of it reaches the matches' loop
+            raise self._refuse()
+        await self._on_matches_loop(self._find(match_id))
         after = _last_event_id(request)
         feed = self.feeds.open(match_id)
-        if feed is None:
-            raise _HttpError(
-                503,
-                "Too many live pages are open on this server; try again later.",
-                {"Retry-After": _RETRY_AFTER},
-            )
+        if feed is None:  # others came in meanwhile
+            raise self._refuse()
         try:
             response = web.StreamResponse(
                 headers={
@@ -269,6 +333,19 @@ class WebUI:
             return response
         finally:
             self.feeds.release(feed)
+
+    def _refuse(self) -> _HttpError:
+        """Count a page refused over the cap; return its 503."""
+        self.refused += 1
+        return _HttpError(
+            503,
+            "Too many live pages are open on this server; try again later.",
+            {"Retry-After": _RETRY_AFTER},
+        )
+
+    async def _find(self, match_id: str) -> None:
+        """Raise ``MatchNotFoundError`` if there is no match ``match_id``."""
+        self.manager.find(match_id)
 
     # ------------------------------------------------------------------ ladder
 
@@ -398,12 +475,15 @@ async def _send(
         False when the page was dropped, else True (the end, or the page went).
     """
     while True:
+        # Read before the frames: the feed (on the matches' loop) appends a frame before
+        # it swaps the event, and its end frame before ``ended``.
         wake = feed.wake
+        ended = feed.ended
         frames = feed.frames
         if cursor < len(frames):
             data = b"".join(frames[cursor:])
             cursor = len(frames)
-        elif feed.ended:
+        elif ended:
             return True
         else:
             try:
@@ -427,6 +507,25 @@ async def _send(
             return False
         except (ConnectionError, RuntimeError):  # the page has gone
             return True
+
+
+class _LoopThread:
+    """An event loop running in a daemon thread of its own."""
+
+    def __init__(self, name: str) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name=name, daemon=True)
+        self._thread.start()
+
+    async def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Run ``coroutine`` on the thread's loop; wait for its result on the running one."""
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coroutine, self.loop))
+
+    async def stop(self) -> None:
+        """Stop the thread's loop, wait for the thread and close the loop."""
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        await asyncio.to_thread(self._thread.join)
+        self.loop.close()
 
 
 def _build_finished(match: Match) -> _Finished:
