@@ -263,9 +263,10 @@ def _canary_line(name: str, latencies: Sequence[float], failures: collections.Co
 # ---------------------------------------------------------------------- parent
 
 
-def _child(role: str, *args: str) -> subprocess.Popen[str]:
+def _child(role: str, *args: str, script: str = __file__) -> subprocess.Popen[str]:
+    """Start ``script`` (this one by default) in ``role``, its stdin and stdout piped."""
     return subprocess.Popen(
-        [sys.executable, __file__, "--role", role, *args],
+        [sys.executable, script, "--role", role, *args],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,

@@ -21,6 +21,12 @@ from aiohttp.typedefs import Handler
 
 from botarena.server.ladder import Ladder
 from botarena.server.match import Match, MatchError, MatchManager
+from botarena.server.service._connections import (
+    HANDSHAKE_TIMEOUT,
+    IDLE_TIMEOUT,
+    WEB_MAX_CONNECTIONS,
+    WEB_MAX_CONNECTIONS_PER_PEER,
+)
 from botarena.server.service._convert import encode_summary, match_id_of
 from botarena.server.service._ladder import bot_entry, bot_match_entries, leaderboard_entries
 from botarena.server.service._paging import decode_page_token, encode_page_token, match_page
@@ -37,6 +43,7 @@ from botarena.server.service.web._pages import (
     ladder_page,
     matches_page,
 )
+from botarena.server.service.web._site import ConnectionGate, GatedSite
 from botarena.v1 import match_pb2
 
 __all__ = ["DEFAULT_MAX_STREAMS", "WebSettings", "WebUI", "start_web_ui"]
@@ -45,6 +52,7 @@ _logger = structlog.get_logger("botarena.web")
 
 DEFAULT_MAX_STREAMS = 1000
 """Live event streams (open match pages) served at once; more are refused with 503."""
+
 
 # The match lists of the front page, by their ?state= name.
 _LISTS = {"running": match_pb2.Match.STATE_ACTIVE, "finished": match_pb2.Match.STATE_FINISHED}
@@ -76,6 +84,14 @@ class WebSettings:
             plus what one write sends (a page that lags gets what it missed at once).
         flush_interval: The longest a new step waits before the pages are woken.
         page_size: Matches on a page of a match list, bots on a page of a leaderboard.
+        handshake_timeout: Seconds a new connection has to send its first request's
+            headers; then it is aborted.
+        idle_timeout: Seconds a connection may wait for its next request (aiohttp's
+            keep-alive timeout); then it is closed.
+        max_connections: Connections held at once; past it a new one is aborted as it
+            is accepted. ``create_server`` keeps as many descriptors from the gRPC port.
+        max_connections_per_peer: Connections one peer host holds at once; past it
+            its new ones are aborted as they are accepted.
     """
 
     max_streams: int = DEFAULT_MAX_STREAMS
@@ -83,6 +99,10 @@ class WebSettings:
     max_unsent: int = 64 * 1024
     flush_interval: float = 0.05
     page_size: int = 50
+    handshake_timeout: float = HANDSHAKE_TIMEOUT
+    idle_timeout: float = IDLE_TIMEOUT
+    max_connections: int = WEB_MAX_CONNECTIONS
+    max_connections_per_peer: int = WEB_MAX_CONNECTIONS_PER_PEER
 
     def __post_init__(self) -> None:
         if self.max_streams < 1:
@@ -91,6 +111,10 @@ class WebSettings:
             raise ValueError("write_timeout and flush_interval must be positive")
         if self.max_unsent < 1 or self.page_size < 1:
             raise ValueError("max_unsent and page_size must be at least 1")
+        if self.handshake_timeout <= 0 or self.idle_timeout <= 0:
+            raise ValueError("handshake_timeout and idle_timeout must be positive")
+        if self.max_connections < 1 or self.max_connections_per_peer < 1:
+            raise ValueError("max_connections and max_connections_per_peer must be at least 1")
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +148,10 @@ class WebUI:
         self._runner: web.AppRunner | None = None
         self.dropped = 0
         """Pages dropped so far for taking nothing for ``settings.write_timeout``."""
+        self.connections = ConnectionGate(
+            settings.max_connections, settings.max_connections_per_peer
+        )
+        """The port's open connections, and those refused or timed out."""
         self.port = 0
         self.host = ""
         self.app = web.Application(middlewares=[_errors])
@@ -149,9 +177,21 @@ class WebUI:
 
     async def start(self, host: str, port: int) -> int:
         """Serve on ``host:port`` (0: a free port) from the running loop; return the port."""
-        runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=1.0)
+        settings = self.settings
+        runner = web.AppRunner(
+            self.app,
+            access_log=None,
+            shutdown_timeout=1.0,
+            keepalive_timeout=settings.idle_timeout,
+        )
         await runner.setup()
-        site = web.TCPSite(runner, host, port)
+        site = GatedSite(
+            runner,
+            host,
+            port,
+            gate=self.connections,
+            handshake_timeout=settings.handshake_timeout,
+        )
         await site.start()
         self._runner = runner
         sockets = runner.addresses
@@ -464,5 +504,7 @@ async def start_web_ui(
         url=web_ui.url,
         max_streams=web_ui.settings.max_streams,
         write_timeout=web_ui.settings.write_timeout,
+        max_connections=web_ui.settings.max_connections,
+        max_connections_per_peer=web_ui.settings.max_connections_per_peer,
     )
     return web_ui
