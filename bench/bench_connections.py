@@ -63,6 +63,7 @@ from botarena.v1 import match_service_pb2_grpc
 _BASELINE_SECONDS = 10.0
 _CANARY_PERIOD = 0.1
 _AFTER_TIMEOUTS = 3.0
+_CONNECT_DEADLINE = 30.0
 _HALF_PREFACE = b"PRI * HTTP/2.0\r\n"
 # A new subchannel per channel: every canary round connects anew.
 _FRESH_CONNECTION = (("grpc.use_local_subchannel_pool", 1),)
@@ -214,9 +215,14 @@ def _flood(args: argparse.Namespace) -> None:
 # ---------------------------------------------------------------------- canary
 
 
-async def _canary(port: int, seconds: float) -> tuple[list[float], collections.Counter[str]]:
-    """Rounds on a new connection each, paced at 10 a second, for ``seconds``."""
+_Canary = tuple[list[float], collections.Counter[str], list[float]]
+
+
+async def _canary(port: int, seconds: float) -> _Canary:
+    """Rounds on a new connection each, paced at 10 a second, for ``seconds``; return
+    the rounds' latencies, their failures and the connects' latencies."""
     latencies: list[float] = []
+    connects: list[float] = []
     failures: collections.Counter[str] = collections.Counter()
     end = time.monotonic() + seconds
     while (now := time.monotonic()) < end:
@@ -225,12 +231,26 @@ async def _canary(port: int, seconds: float) -> tuple[list[float], collections.C
             async with grpc.aio.insecure_channel(
                 f"127.0.0.1:{port}", options=_FRESH_CONNECTION
             ) as channel:
+                await asyncio.wait_for(channel.channel_ready(), _CONNECT_DEADLINE)
+                connects.append(time.perf_counter() - start)
                 await _play_round(match_service_pb2_grpc.MatchServiceStub(channel))
             latencies.append(time.perf_counter() - start)
         except grpc.aio.AioRpcError as error:
             failures[_reason(error)] += 1
+        except TimeoutError:
+            failures["not connected in 30 s"] += 1
         await asyncio.sleep(max(0.0, now + _CANARY_PERIOD - time.monotonic()))
-    return latencies, failures
+    return latencies, failures, connects
+
+
+def _canary_lines(name: str, canary: _Canary) -> str:
+    latencies, failures, connects = canary
+    ms = [value * 1000 for value in connects]
+    return (
+        _canary_line(name, latencies, failures)
+        + f"\n    of which connecting: p50 {_percentile(ms, 0.5):7.1f} ms  "
+        f"p99 {_percentile(ms, 0.99):7.1f} ms  max {max(ms, default=0.0):7.1f} ms"
+    )
 
 
 # ---------------------------------------------------------------------- parent
@@ -297,8 +317,8 @@ def _run(args: argparse.Namespace) -> None:
         f"{flood['most_open']}, open at the flood's end {flood['open_at_end']}, still open "
         f"{args.handshake_timeout + _AFTER_TIMEOUTS:g} s later {flood['open_after_timeouts']}"
     )
-    print(_canary_line("alone", *baseline))
-    print(_canary_line("under flood", *flooded))
+    print(_canary_lines("alone", baseline))
+    print(_canary_lines("under flood", flooded))
     alone, under = (_percentile(rounds[0], 0.99) for rounds in (baseline, flooded))
     if alone:
         print(f"  canary p99 under flood / alone: {under / alone:.2f}")

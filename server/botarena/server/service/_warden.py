@@ -1,22 +1,25 @@
 """The gRPC port's per-peer connection cap: grpc accepts every connection itself and
 counts none by peer, so a sweep every second counts the port's connections by peer
-host in the kernel's socket tables and shuts down those past the cap (the newest,
-roughly: the highest inodes; the kernel hands them out in per-CPU batches)
-(docs/decisions.md: Connections).
+host, as the kernel lists them (``sock_diag`` over netlink, filtered to the port: what
+``ss`` reads), and shuts down those past the cap (roughly the newest: the highest
+inodes; the kernel hands them out in per-CPU batches) (docs/decisions.md: Connections).
 
-Linux only (``/proc/net/tcp``, ``/proc/self/fd``); elsewhere the cap is not enforced.
-A connection is shut down through a duplicate of grpc's descriptor, checked to be the
-same socket (its inode), so grpc sees its peer hang up and closes it as usual; a
-descriptor grpc closed and reused meanwhile is left alone.
+Linux only; elsewhere the cap is not enforced. A connection is shut down through a
+duplicate of grpc's descriptor, checked to be the same socket (its inode), so grpc sees
+its peer hang up and closes it as usual; a descriptor grpc closed and reused meanwhile
+is left alone.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import os
 import socket
+import stat
+import struct
 from collections import defaultdict
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 
 import structlog
 
@@ -27,10 +30,21 @@ _logger = structlog.get_logger("botarena.service")
 DEFAULT_SWEEP_INTERVAL = 1.0
 """Seconds between two sweeps of the gRPC port's connections."""
 
-_TABLES = ("/proc/net/tcp", "/proc/net/tcp6")
-_LISTEN = "0A"
-# An IPv4 address as /proc/net/tcp6 writes it once mapped into IPv6.
-_MAPPED = "0000000000000000FFFF0000"
+_NETLINK_SOCK_DIAG = 4
+_SOCK_DIAG_BY_FAMILY = 20
+_NLM_F_REQUEST_DUMP = 0x1 | 0x300
+_NLMSG_ERROR, _NLMSG_DONE = 2, 3
+_INET_DIAG_REQ_BYTECODE = 1
+_BC_S_GE, _BC_S_LE = 2, 3
+_TCP_ESTABLISHED = 1  # not the listener, nor one shut down already (FIN_WAIT)
+_HEADER = struct.Struct("=IHHII")  # nlmsghdr: length, type, flags, sequence, port id
+_REQUEST = struct.Struct("=BBBBI48s")  # inet_diag_req_v2, its socket id left empty
+_ATTRIBUTE = struct.Struct("=HH")  # nlattr: length, type
+_OP = struct.Struct("=BBH")  # inet_diag_bc_op: code, yes, no
+_INODE = struct.Struct("=I")
+# In an inet_diag_msg: the peer's address, and the inode.
+_PEER, _PEER_END, _INODE_AT = 24, 40, 68
+_MAPPED = b"\0" * 10 + b"\xff\xff"  # an IPv4 address mapped into IPv6
 
 
 class PeerWarden:
@@ -48,7 +62,7 @@ class PeerWarden:
         max_per_peer: int,
         interval: float = DEFAULT_SWEEP_INTERVAL,
     ) -> None:
-        self.suffixes = tuple(f":{port:04X}" for port in ports)
+        self.ports = sorted(set(ports))
         self.max_per_peer = max_per_peer
         self.interval = interval
         self.closed = 0
@@ -56,21 +70,29 @@ class PeerWarden:
 
     @staticmethod
     def available() -> bool:
-        """Whether this system lets the sweep see connections (Linux's /proc)."""
-        return os.path.exists(_TABLES[0]) and os.path.isdir("/proc/self/fd")
+        """Whether this system lets the sweep see connections (Linux)."""
+        return hasattr(socket, "AF_NETLINK") and os.path.isdir("/proc/self/fd")
 
     async def run(self) -> None:
-        """Sweep every ``interval`` seconds, off the event loop, until cancelled."""
+        """Sweep every ``interval`` seconds, off the event loop, until cancelled (or
+        until the kernel refuses the count: the cap is then said to be off)."""
         while True:
             await asyncio.sleep(self.interval)
-            await asyncio.to_thread(self.sweep)
+            try:
+                await asyncio.to_thread(self.sweep)
+            except OSError as error:  # sock_diag refused (a sandbox, say)
+                _logger.warning(
+                    "connections cannot be counted by peer: no per-peer cap",
+                    error=str(error),
+                )
+                return
 
     def sweep(self) -> int:
         """Shut down every peer's connections past the cap; return how many."""
         # Cheap first: fewer descriptors in all than the cap, and no peer can be past it.
         if len(os.listdir("/proc/self/fd")) <= self.max_per_peer:
             return 0
-        over: dict[str, list[int]] = {}
+        over: dict[bytes, list[int]] = {}
         for peer, inodes in self._connections().items():
             if len(inodes) > self.max_per_peer:
                 # Roughly the newest: inodes grow, in per-CPU batches.
@@ -94,40 +116,68 @@ class PeerWarden:
         self.closed += closed
         return closed
 
-    def _connections(self) -> dict[str, list[int]]:
-        """The inodes of the ports' open connections, by the peer's address (hex)."""
-        peers: dict[str, list[int]] = defaultdict(list)
-        for table in _TABLES:
-            try:
-                with open(table, encoding="ascii") as lines:
-                    next(lines, None)
-                    for line in lines:
-                        fields = line.split(maxsplit=10)
-                        local, remote, state, inode = fields[1], fields[2], fields[3], fields[9]
-                        # A closed connection in TIME_WAIT holds no descriptor (inode 0).
-                        if state == _LISTEN or inode == "0" or not local.endswith(self.suffixes):
-                            continue
-                        address = remote.rpartition(":")[0]
-                        if address.startswith(_MAPPED):
-                            address = address[len(_MAPPED) :]
-                        peers[address].append(int(inode))
-            except FileNotFoundError:  # no IPv6
-                continue
+    def _connections(self) -> dict[bytes, list[int]]:
+        """The inodes of the ports' established connections, by the peer's address."""
+        peers: dict[bytes, list[int]] = defaultdict(list)
+        with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, _NETLINK_SOCK_DIAG) as netlink:
+            for family in (socket.AF_INET, socket.AF_INET6):
+                for port in self.ports:
+                    for peer, inode in _dump(netlink, family, port):
+                        peers[peer].append(inode)
         return peers
 
 
+def _dump(netlink: socket.socket, family: int, port: int) -> Iterator[tuple[bytes, int]]:
+    """The peer address and inode of every established TCP connection of ``family`` to
+    local ``port`` (the kernel filters: ``sport >= port and sport <= port``)."""
+    bytecode = b"".join(
+        (
+            _OP.pack(_BC_S_GE, 8, 20),
+            _OP.pack(0, 0, port),
+            _OP.pack(_BC_S_LE, 8, 12),
+            _OP.pack(0, 0, port),
+        )
+    )
+    body = _REQUEST.pack(family, socket.IPPROTO_TCP, 0, 0, 1 << _TCP_ESTABLISHED, b"")
+    body += _ATTRIBUTE.pack(_ATTRIBUTE.size + len(bytecode), _INET_DIAG_REQ_BYTECODE) + bytecode
+    netlink.send(
+        _HEADER.pack(_HEADER.size + len(body), _SOCK_DIAG_BY_FAMILY, _NLM_F_REQUEST_DUMP, 1, 0)
+        + body
+    )
+    while True:
+        data = netlink.recv(1 << 20)
+        offset = 0
+        while offset + _HEADER.size <= len(data):
+            length, kind, _, _, _ = _HEADER.unpack_from(data, offset)
+            if kind == _NLMSG_DONE:
+                return
+            if kind == _NLMSG_ERROR:
+                code = -struct.unpack_from("=i", data, offset + _HEADER.size)[0]
+                raise OSError(code, os.strerror(code))
+            message = offset + _HEADER.size
+            peer = data[message + _PEER : message + _PEER_END]
+            if family == socket.AF_INET:
+                peer = peer[:4]
+            elif peer.startswith(_MAPPED):
+                peer = peer[12:]
+            yield peer, _INODE.unpack_from(data, message + _INODE_AT)[0]
+            offset += (length + 3) & ~3
+        if not data:
+            return
+
+
 def _descriptors(inodes: set[int]) -> dict[int, int]:
-    """This process's descriptors of the sockets ``inodes``, by inode."""
+    """This process's descriptors of the sockets ``inodes``, by inode (an ``fstat`` of
+    each descriptor: a third of the time a ``readlink`` of /proc/self/fd takes)."""
     found: dict[int, int] = {}
     for name in os.listdir("/proc/self/fd"):
+        descriptor = int(name)
         try:
-            target = os.readlink(f"/proc/self/fd/{name}")
-        except OSError:  # closed meanwhile
+            status = os.fstat(descriptor)
+        except OSError:  # closed meanwhile, or the listing's own
             continue
-        if target.startswith("socket:["):
-            inode = int(target[8:-1])
-            if inode in inodes:
-                found[inode] = int(name)
+        if stat.S_ISSOCK(status.st_mode) and status.st_ino in inodes:
+            found[status.st_ino] = descriptor
     return found
 
 
@@ -139,9 +189,12 @@ def _shut_down(descriptor: int, inode: int) -> bool:
     except OSError:
         return False
     try:
-        if os.fstat(duplicate).st_ino != inode:
+        status = os.fstat(duplicate)
+        if not stat.S_ISSOCK(status.st_mode) or status.st_ino != inode:
             return False
-        connection = socket.socket(fileno=duplicate)
+        # Family and type given, socket() asks the kernel for neither (and shutdown
+        # takes any family).
+        connection = socket.socket(socket.AF_INET, socket.SOCK_STREAM, fileno=duplicate)
         try:
             connection.shutdown(socket.SHUT_RDWR)
         finally:
@@ -153,12 +206,6 @@ def _shut_down(descriptor: int, inode: int) -> bool:
         os.close(duplicate)
 
 
-def _host(address: str) -> str:
-    """The peer's address as text, from /proc/net/tcp's hex (host byte order words)."""
-    try:
-        raw = bytes.fromhex(address)
-        words = b"".join(raw[i : i + 4][::-1] for i in range(0, len(raw), 4))
-        family = socket.AF_INET if len(words) == 4 else socket.AF_INET6
-        return socket.inet_ntop(family, words)
-    except ValueError:
-        return address
+def _host(address: bytes) -> str:
+    """The peer's address as text."""
+    return str(ipaddress.ip_address(address))
