@@ -45,6 +45,7 @@ _INODE = struct.Struct("=I")
 # In an inet_diag_msg: the peer's address, and the inode.
 _PEER, _PEER_END, _INODE_AT = 24, 40, 68
 _MAPPED = b"\0" * 10 + b"\xff\xff"  # an IPv4 address mapped into IPv6
+_LOOPBACK = b"\0" * 15 + b"\1"
 
 
 class PeerWarden:
@@ -160,6 +161,8 @@ def _dump(netlink: socket.socket, family: int, port: int) -> Iterator[tuple[byte
                 peer = peer[:4]
             elif peer.startswith(_MAPPED):
                 peer = peer[12:]
+            elif peer != _LOOPBACK:
+                peer = peer[:8]  # an IPv6 host's /64, as admission counts callers
             yield peer, _INODE.unpack_from(data, message + _INODE_AT)[0]
             offset += (length + 3) & ~3
         if not data:
@@ -207,5 +210,7 @@ def _shut_down(descriptor: int, inode: int) -> bool:
 
 
 def _host(address: bytes) -> str:
-    """The peer's address as text."""
+    """The peer's address (an IPv6 /64's 8 bytes) as text."""
+    if len(address) == 8:
+        return f"{ipaddress.ip_address(address + bytes(8))}/64"
     return str(ipaddress.ip_address(address))

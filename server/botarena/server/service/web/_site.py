@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 import structlog
 from aiohttp import web
 
+from botarena.server.service._auth import address_host
+
 if TYPE_CHECKING:
     from aiohttp.web_protocol import RequestHandler
 
@@ -31,7 +33,8 @@ _HEADERS_END = (b"\r\n\r\n", b"\n\n")
 
 
 class ConnectionGate:
-    """The web port's open connections, in all and by peer host.
+    """The web port's open connections, in all and by peer host (an IPv6 peer's /64, as
+    admission counts callers).
 
     Args:
         max_connections: Connections held at once.
@@ -86,8 +89,7 @@ class _GatedConnection(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
-        peername = transport.get_extra_info("peername")
-        peer = str(peername[0]) if isinstance(peername, tuple) else "unix"
+        peer = _peer(transport.get_extra_info("peername"))
         if not self._gate.admit(peer):
             transport.abort()
             return
@@ -131,6 +133,16 @@ class _GatedConnection(asyncio.Protocol):
         self._transport = None
         self._gate.release(self._peer)
         self._handler.connection_lost(exc)
+
+
+def _peer(peername: object) -> str:
+    """A connection's peer host as admission names callers (an IPv6 peer's /64)."""
+    if not isinstance(peername, tuple):
+        return "unix"
+    try:
+        return address_host(str(peername[0]))
+    except ValueError:
+        return str(peername[0])
 
 
 class GatedSite(web.BaseSite):
