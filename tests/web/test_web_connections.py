@@ -9,6 +9,9 @@ import socket
 import time
 import urllib.parse
 
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
 from botarena.server.service.web import WebSettings
 
 from .conftest import WebServer, serve_web
@@ -95,7 +98,7 @@ def test_a_peer_past_its_cap_is_refused_while_another_peer_is_served() -> None:
             connection.close()
 
 
-def test_connections_past_the_ports_cap_are_refused() -> None:
+def test_connections_past_the_ports_cap_are_refused_and_grpc_still_answers() -> None:
     settings = WebSettings(handshake_timeout=60.0, max_connections=2)
     with serve_web(http_settings=settings) as server:
         held = [_connect(server, "127.0.0.2"), _connect(server, "127.0.0.3")]
@@ -103,6 +106,12 @@ def test_connections_past_the_ports_cap_are_refused() -> None:
         past = _connect(server, "127.0.0.4")
         assert _closed_after(past, start) < 30.0
         assert server.web.connections.refused == 1
+        # A full web port leaves the gRPC port its own descriptors: a bot still calls.
+        with grpc.insecure_channel(server.address) as channel:
+            reply = health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(), timeout=20
+            )
+        assert reply.status == health_pb2.HealthCheckResponse.SERVING
         for connection in [*held, past]:
             connection.close()
         deadline = time.monotonic() + 20.0
