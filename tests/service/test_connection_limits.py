@@ -153,7 +153,7 @@ def test_a_peer_past_its_cap_loses_connections_while_another_peer_calls() -> Non
 
             async def fate(reader: asyncio.StreamReader) -> bool:
                 try:
-                    await _closed_after(reader, start, 5.0)
+                    await _closed_after(reader, start, 8.0)
                 except TimeoutError:
                     return False
                 return True
