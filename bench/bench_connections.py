@@ -3,7 +3,7 @@
 answering new bots from another?
 
 Usage: ``python bench/bench_connections.py [--connections 19900] [--seconds 30]
-[--half-preface 0.5] [--handshake-timeout 10] [--reopen]``
+[--half-preface 0.5] [--handshake-timeout 10] [--reopen] [--web]``
 
 A server (``create_server`` with the defaults ``botarena serve`` has, its open-files
 limit raised as ``serve`` raises it) runs in a child process on 127.0.0.1 and, on the
@@ -15,7 +15,9 @@ a flood client on the other address opens ``--connections`` connections as fast 
 can and holds them: they send nothing or, a ``--half-preface`` share of them, half the
 HTTP/2 preface. With ``--reopen`` it opens a new one whenever the server closes one, for
 the whole flood. Then it stops and, after the handshake timeout and 3 s, counts the
-connections the server still holds.
+connections the server still holds. With ``--web`` the server also serves its web UI and
+the flood, from 127.0.0.2, holds slow-header requests on the web port instead (a request
+line and one header, never their end) while the canary plays through gRPC.
 
 Prints the canary's p50/p99/max alone and under the flood (and their p99 ratio), the
 flood's connections opened, refused and closed by the server, the server's most and last
@@ -69,6 +71,7 @@ _CONNECT_DEADLINE = 30.0
 _FIRST_SOURCE_PORT = 2_000
 _SOURCE_PORTS = 30_000
 _HALF_PREFACE = b"PRI * HTTP/2.0\r\n"
+_SLOW_HEADERS = b"GET / HTTP/1.1\r\nHost: botarena\r\n"
 # A new subchannel per channel: every canary round connects anew.
 _FRESH_CONNECTION = (("grpc.use_local_subchannel_pool", 1),)
 
@@ -79,12 +82,23 @@ _FRESH_CONNECTION = (("grpc.use_local_subchannel_pool", 1),)
 async def _serve(args: argparse.Namespace) -> None:
     configure_logging(level=logging.WARNING, json=True)
     open_files = raise_open_files_limit()
+    web: dict[str, Any] = {}
+    if args.web:
+        from botarena.server.service.web import WebSettings
+
+        web = {
+            "http_address": ("127.0.0.1", 0),
+            "http_settings": WebSettings(handshake_timeout=args.handshake_timeout),
+        }
     server, port = await create_server(
         ["127.0.0.1:0", args.second],
         handshake_timeout=args.handshake_timeout,
         max_connections_per_peer=args.max_connections_per_peer,
+        **web,
     )
     second = args.second.replace(":0", f":{port}")
+    if args.web:  # the flood's target: the web port, from another loopback address
+        second = f"127.0.0.1:{server.web.port}"
     print(
         json.dumps(
             {
@@ -127,7 +141,13 @@ class _Flood:
     """Silent connections to ``target`` (``host:port``, ``[v6]:port`` or ``unix:path``)
     held in one epoll set; a closed one is reopened while ``reopen`` is set."""
 
-    def __init__(self, target: str, connections: int, half_preface: float) -> None:
+    def __init__(
+        self, target: str, connections: int, half_preface: float, web: bool = False
+    ) -> None:
+        # A web flood comes from 127.0.0.2 (bound explicitly: another peer than the
+        # canary's 127.0.0.1) and sends a request's first line, its headers never ending.
+        self.payload = _SLOW_HEADERS if web else _HALF_PREFACE
+        self.source = "127.0.0.2" if web else None
         if target.startswith("unix:"):
             self.family, self.address = socket.AF_UNIX, target[5:]
         else:
@@ -168,7 +188,8 @@ class _Flood:
         for _ in range(_SOURCE_PORTS):
             self.source_port = (self.source_port + 1) % _SOURCE_PORTS
             try:
-                sock.bind((self.address[0], _FIRST_SOURCE_PORT + self.source_port))
+                source = self.source or self.address[0]
+                sock.bind((source, _FIRST_SOURCE_PORT + self.source_port))
                 return
             except OSError:  # in use
                 continue
@@ -196,7 +217,7 @@ class _Flood:
                 self.unsent.discard(fd)
                 self.poll.modify(fd, select.EPOLLIN | select.EPOLLRDHUP)
                 with contextlib.suppress(OSError):
-                    sock.send(_HALF_PREFACE)
+                    sock.send(self.payload)
             if events & (select.EPOLLIN | select.EPOLLRDHUP | select.EPOLLHUP | select.EPOLLERR):
                 try:
                     closed = events & (select.EPOLLHUP | select.EPOLLERR) or not sock.recv(4096)
@@ -215,7 +236,7 @@ class _Flood:
 def _flood(args: argparse.Namespace) -> None:
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    flood = _Flood(args.target, min(args.connections, hard - 100), args.half_preface)
+    flood = _Flood(args.target, min(args.connections, hard - 100), args.half_preface, args.web)
     end = time.monotonic() + args.seconds
     most = 0
     opened = False
@@ -304,6 +325,7 @@ def _run(args: argparse.Namespace) -> None:
         str(args.handshake_timeout),
         "--max-connections-per-peer",
         str(args.max_connections_per_peer),
+        *(["--web"] if args.web else []),
         script=__file__,
     )
     try:
@@ -328,6 +350,7 @@ def _run(args: argparse.Namespace) -> None:
             "--handshake-timeout",
             str(args.handshake_timeout),
             *(["--reopen"] if args.reopen else []),
+            *(["--web"] if args.web else []),
             script=__file__,
         )
         flooded = asyncio.run(_canary(started["port"], args.seconds))
@@ -342,14 +365,17 @@ def _run(args: argparse.Namespace) -> None:
         server.kill()
     print(
         f"flood from {started['second']}: {flood['wanted']} connections wanted for "
-        f"{args.seconds:g} s ({args.half_preface:.0%} with half a preface, "
+        f"{args.seconds:g} s ({args.half_preface:.0%} with "
+        f"{'a request line' if args.web else 'half a preface'}, "
         f"{'reopened' if args.reopen else 'not reopened'} once closed): "
         f"{flood.get('opened', 0)} opened, {flood.get('refused', 0)} refused at connect, "
         f"{flood.get('closed_by_server', 0)} closed by the server; most open at once "
-        f"{flood['most_open']}, connected at the flood's end {flood['open_at_end']}, still "
-        f"connected {args.handshake_timeout + _AFTER_TIMEOUTS:g} s later "
-        f"{flood['open_after_timeouts']} ({flood['connecting_after_timeouts']} connects "
-        "still waiting for a SYN retransmission)"
+        f"{flood['most_open']}; connected as the flood sees it at its end "
+        f"{flood['open_at_end']}, {args.handshake_timeout + _AFTER_TIMEOUTS:g} s later "
+        f"{flood['open_after_timeouts']} (a silent one whose handshake ACK the server's "
+        "full accept queue dropped looks connected and holds nothing of the server's: see "
+        f"its descriptors below), {flood['connecting_after_timeouts']} connects still "
+        "waiting for a SYN retransmission"
     )
     print(_canary_lines("alone", baseline))
     print(_canary_lines("under flood", flooded))
@@ -385,6 +411,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         type=int,
         default=MAX_CONNECTIONS_PER_PEER,
         help="the server's per-peer cap on the gRPC port (default %(default)s, serve's; 0: none)",
+    )
+    parser.add_argument(
+        "--web",
+        action="store_true",
+        help="flood the web port from 127.0.0.2 with slow headers instead (the canary "
+        "still plays through gRPC)",
     )
     parser.add_argument(
         "--reopen",

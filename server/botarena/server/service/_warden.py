@@ -131,6 +131,8 @@ class PeerWarden:
 def _dump(netlink: socket.socket, family: int, port: int) -> Iterator[tuple[bytes, int]]:
     """The peer address and inode of every established TCP connection of ``family`` to
     local ``port`` (the kernel filters: ``sport >= port and sport <= port``)."""
+    # Two conditions of 8 bytes (an op and its port): true jumps to the next, false
+    # past the end (+4), which rejects the socket.
     bytecode = b"".join(
         (
             _OP.pack(_BC_S_GE, 8, 20),
