@@ -268,7 +268,7 @@ def _canary_line(name: str, latencies: Sequence[float], failures: collections.Co
 
 
 def _child(role: str, *args: str, script: str = __file__) -> subprocess.Popen[str]:
-    """Start ``script`` (this one by default) as a child process of ``role``."""
+    """Start ``script`` (this one by default) in ``role``, its stdin and stdout piped."""
     return subprocess.Popen(
         [sys.executable, script, "--role", role, *args],
         stdin=subprocess.PIPE,

@@ -114,6 +114,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="live match pages served at once; more get 503 (default %(default)s)",
     )
+    _add_connection_arguments(serve, web)
     _add_tls_arguments(serve)
     _add_operator_options(serve)
     _add_admission_arguments(serve)
@@ -182,6 +183,86 @@ def _parser() -> argparse.ArgumentParser:
 
     add_replay_parser(commands, _add_operator_options)
     return parser
+
+
+def _add_connection_arguments(serve: argparse.ArgumentParser, web: Any) -> None:
+    """Add the connection limits of both ports (README: Connections)."""
+    from botarena.server.service import (
+        FD_RESERVE,
+        HANDSHAKE_TIMEOUT,
+        IDLE_TIMEOUT,
+        MAX_CONNECTIONS_PER_PEER,
+        WEB_MAX_CONNECTIONS,
+        WEB_MAX_CONNECTIONS_PER_PEER,
+    )
+
+    group = serve.add_argument_group(
+        "connections",
+        "The server raises its open-files limit (RLIMIT_NOFILE) to the hard limit and "
+        f"keeps {FD_RESERVE} descriptors from connections; the ports' connections share "
+        "the rest.",
+    )
+    group.add_argument(
+        "--handshake-timeout",
+        type=_positive_seconds,
+        default=HANDSHAKE_TIMEOUT,
+        metavar="SECONDS",
+        help="close a new connection that has not finished its TLS and HTTP/2 handshake "
+        "(gRPC) or sent a request's headers (web UI) in this long (default %(default)s)",
+    )
+    group.add_argument(
+        "--idle-timeout",
+        type=_positive_seconds,
+        default=IDLE_TIMEOUT,
+        metavar="SECONDS",
+        help="close a connection with no call (gRPC) or no next request (web UI) for this "
+        "long; clients reconnect when they next call (default %(default)s)",
+    )
+    counts = (
+        (
+            group,
+            "--max-connections",
+            None,
+            1,
+            "connections the gRPC port holds at once, past which new ones are closed "
+            "(default: the open-files limit less the reserve and the web UI's connections)",
+        ),
+        (
+            group,
+            "--max-connections-per-peer",
+            MAX_CONNECTIONS_PER_PEER,
+            0,
+            "connections one host holds to the gRPC port; every second those past it "
+            "are closed (Linux); 0: no cap (default %(default)s)",
+        ),
+        (
+            web,
+            "--http-max-connections",
+            WEB_MAX_CONNECTIONS,
+            1,
+            "connections the web UI holds at once; past it new ones are closed "
+            "(default %(default)s, at most half of what the open-files limit leaves)",
+        ),
+        (
+            web,
+            "--http-max-connections-per-peer",
+            WEB_MAX_CONNECTIONS_PER_PEER,
+            1,
+            "connections one host holds to the web UI at once (default %(default)s)",
+        ),
+    )
+    for where, flag, default, minimum, text in counts:
+        where.add_argument(flag, type=_at_least(minimum), default=default, metavar="N", help=text)
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, not {text}")
+    return value
 
 
 def _add_tls_arguments(serve: argparse.ArgumentParser) -> None:
@@ -272,7 +353,13 @@ def _web_settings(args: argparse.Namespace) -> Any:
         return None
     from botarena.server.service.web import WebSettings
 
-    return WebSettings(max_streams=args.http_max_streams)
+    return WebSettings(
+        max_streams=args.http_max_streams,
+        handshake_timeout=args.handshake_timeout,
+        idle_timeout=args.idle_timeout,
+        max_connections=args.http_max_connections,
+        max_connections_per_peer=args.http_max_connections_per_peer,
+    )
 
 
 def _require_loopback(args: argparse.Namespace, host: str, what: str, why: str) -> None:
@@ -453,10 +540,12 @@ def _ladder(
 async def _serve(args: argparse.Namespace, options: Mapping[str, object], credentials: Any) -> int:
     import structlog
 
-    from botarena.server.service import create_server
+    from botarena.server.service import create_server, raise_open_files_limit
     from botarena.server.store import StoreError, default_database_path, open_store, redacted_url
 
     logger = structlog.get_logger("botarena.serve")
+    # Before anything opens: the connections' caps are cut from what it allows.
+    open_files = raise_open_files_limit()
     host, port, admin_token = args.host, args.port, args.admin_token
     # Without --db the server still keeps its matches: a default file, never nothing.
     target = args.db or str(default_database_path())
@@ -485,6 +574,10 @@ async def _serve(args: argparse.Namespace, options: Mapping[str, object], creden
             credentials=credentials,
             http_address=None if args.http_port is None else (args.http_host, args.http_port),
             http_settings=_web_settings(args),
+            handshake_timeout=args.handshake_timeout,
+            idle_timeout=args.idle_timeout,
+            max_connections=args.max_connections,
+            max_connections_per_peer=args.max_connections_per_peer,
             **({} if ladder is not None else {**_admission_limits(args), **cluster}),
         )
         stop = asyncio.Event()
@@ -509,6 +602,9 @@ async def _serve(args: argparse.Namespace, options: Mapping[str, object], creden
             tls=credentials is not None,
             client_certificates_required=args.tls_client_ca is not None,
             web_ui=None if web_ui is None else web_ui.url,
+            open_files=open_files,
+            max_connections=server.max_connections,
+            max_connections_per_peer=args.max_connections_per_peer,
             **_admission_limits(args),
         )
         await stop.wait()

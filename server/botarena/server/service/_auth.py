@@ -16,7 +16,7 @@ from botarena.server.match import (
     SeatTokenRequiredError,
 )
 
-__all__ = ["bearer_token", "caller_of", "peer_host", "require_admin"]
+__all__ = ["address_host", "bearer_token", "caller_of", "peer_host", "require_admin"]
 
 ADMIN_CALLER = Caller("admin", admin=True)
 """Every holder of the server's admin token is one caller."""
@@ -95,9 +95,21 @@ def peer_host(peer: str) -> str:
         return peer
     host = unquote(address).rpartition(":")[0].strip("[]")
     try:
-        ip = ipaddress.IPv6Address(host.partition("%")[0])
+        return address_host(host)
     except ValueError:
         return peer
+
+
+def address_host(address: str) -> str:
+    """Return the caller's identity of an IP address (``peer_host`` of a peer string):
+    an IPv6 address's /64, an IPv4-mapped one's IPv4 address, any other whole.
+
+    Raises:
+        ValueError: Not an IP address.
+    """
+    ip = ipaddress.ip_address(address.partition("%")[0])
+    if isinstance(ip, ipaddress.IPv4Address):
+        return str(ip)
     if ip.ipv4_mapped is not None:
         return str(ip.ipv4_mapped)
     if ip.is_loopback:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,13 @@ from grpc_reflection.v1alpha import reflection
 
 from botarena.server.ladder import Ladder
 from botarena.server.match import MatchManager
+from botarena.server.service._connections import (
+    HANDSHAKE_TIMEOUT,
+    IDLE_TIMEOUT,
+    MAX_CONNECTIONS_PER_PEER,
+    MIN_CONNECTIONS,
+    connection_budget,
+)
 from botarena.server.service._handlers import (
     LADDER_SERVICE_NAME,
     SERVICE_NAME,
@@ -26,6 +34,7 @@ from botarena.server.service._ladder import LadderServicer
 from botarena.server.service._registry import ConfigOverrides, config_overrides, operator_options
 from botarena.server.service._servicer import MatchServicer
 from botarena.server.service._storage import ProtobufMatchCodec
+from botarena.server.service._warden import DEFAULT_SWEEP_INTERVAL, PeerWarden
 from botarena.server.store import Store
 
 if TYPE_CHECKING:  # aiohttp is imported only when a web UI is asked for
@@ -98,6 +107,11 @@ async def create_server(
     max_receive_message_bytes: int = MAX_RECEIVE_MESSAGE_BYTES,
     max_send_message_bytes: int = MAX_SEND_MESSAGE_BYTES,
     max_pending_calls: int = MAX_PENDING_CALLS,
+    handshake_timeout: float = HANDSHAKE_TIMEOUT,
+    idle_timeout: float = IDLE_TIMEOUT,
+    max_connections: int | None = None,
+    max_connections_per_peer: int = MAX_CONNECTIONS_PER_PEER,
+    sweep_interval: float = DEFAULT_SWEEP_INTERVAL,
     announce_options: bool = True,
     http_address: tuple[str, int] | None = None,
     http_settings: WebSettings | None = None,
@@ -129,6 +143,20 @@ async def create_server(
         max_send_message_bytes: Cap on response size.
         max_pending_calls: Calls queued before the server takes them, past which grpc
             starts dropping new ones (``MAX_PENDING_CALLS``).
+        handshake_timeout: Seconds a new connection has for its TLS and HTTP/2
+            handshake (the preface and SETTINGS); then it is closed
+            (``HANDSHAKE_TIMEOUT``; the web UI's is in ``http_settings``).
+        idle_timeout: Seconds a connection may hold no call before the server sends
+            it GOAWAY and closes it; the client reconnects on its next call
+            (``IDLE_TIMEOUT``).
+        max_connections: Connections the port holds at once (grpc closes the ones
+            past it as it accepts them); ``None``: what the open-files limit leaves
+            (``connection_budget``: less ``FD_RESERVE``) less the web UI's
+            ``max_connections``, which is cut to half of that if it is more.
+        max_connections_per_peer: Connections one peer host holds on the gRPC port;
+            every ``sweep_interval`` seconds those past it (roughly the newest) are shut down
+            (``PeerWarden``, Linux only). 0: no cap.
+        sweep_interval: Seconds between two counts of the connections by peer.
         announce_options: Announce the operator options' values in the log; a tool
             that says them to its user in its own words turns this off.
         http_address: Also serve the read-only web UI (``service.web``) on this
@@ -144,12 +172,29 @@ async def create_server(
 
     Returns:
         The started ``grpc.aio.Server`` and the port it listens on. Stop it with
-        ``await server.stop(grace)``.
+        ``await server.stop(grace)``; its ``max_connections`` is the gRPC port's cap.
 
     Raises:
         RuntimeError: The address cannot be bound.
     """
     overrides = config_overrides(operator_options)
+    if handshake_timeout <= 0 or idle_timeout <= 0:
+        raise ValueError("handshake_timeout and idle_timeout must be positive")
+    budget = connection_budget()
+    if http_address is not None:
+        from botarena.server.service.web import WebSettings
+
+        # The web port takes at most half of what the open-files limit leaves.
+        http_settings = http_settings or WebSettings()
+        web_connections = min(http_settings.max_connections, max(MIN_CONNECTIONS, budget // 2))
+        http_settings = dataclasses.replace(http_settings, max_connections=web_connections)
+        budget -= web_connections
+    if max_connections is None:
+        max_connections = max(MIN_CONNECTIONS, budget)
+    elif max_connections < 1:
+        raise ValueError("max_connections must be at least 1")
+    if max_connections_per_peer < 0 or sweep_interval <= 0:
+        raise ValueError("max_connections_per_peer is at least 0, sweep_interval positive")
     if ladder is not None:
         if manager is not None and manager is not ladder.manager:
             raise ValueError("the ladder runs its matches on another manager")
@@ -178,6 +223,11 @@ async def create_server(
             # to 1 at the hard one (random early detection over its pending queue).
             ("grpc.server.max_pending_requests", max_pending_calls),
             ("grpc.server.max_pending_requests_hard_limit", 2 * max_pending_calls),
+            # A connection that sends nothing, or half a preface, held a descriptor for
+            # grpc's default 120 s: 20,000 of them ran the process out of files.
+            ("grpc.server_handshake_timeout_ms", _milliseconds(handshake_timeout)),
+            ("grpc.max_connection_idle_ms", _milliseconds(idle_timeout)),
+            ("grpc.max_allowed_incoming_connections", max_connections),
         ]
     )
     if announce_options:
@@ -204,12 +254,21 @@ async def create_server(
     port = listen(first)
     if port == 0:
         raise RuntimeError(f"cannot listen on {first}")
+    ports = {port}
     for other in others:
         if other.endswith(":0"):
             other = f"{other[:-2]}:{port}"
-        if listen(other) == 0:
+        bound = listen(other)
+        if bound == 0:
             raise RuntimeError(f"cannot listen on {other}")
+        ports.add(bound)
     await server.start()
+    warden: asyncio.Task[None] | None = None
+    if max_connections_per_peer and PeerWarden.available():
+        warden = asyncio.create_task(
+            PeerWarden(ports, max_connections_per_peer, sweep_interval).run(),
+            name="botarena-peer-warden",
+        )
     web_ui = None
     if http_address is not None:
         # Imported only when asked for: every embedded server (runner workers) starts
@@ -239,17 +298,23 @@ async def create_server(
             await web_ui.close()
         if ladder is not None:
             await ladder.close()
-        if heartbeat is not None:
-            heartbeat.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await heartbeat
+        for task in (heartbeat, warden):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         manager.close()
         await health_servicer.enter_graceful_shutdown()
         await original_stop(grace)
 
     server.stop = stop
     server.web = web_ui
+    server.max_connections = max_connections
     return server, port
+
+
+def _milliseconds(seconds: float) -> int:
+    return max(1, round(seconds * 1000))
 
 
 def _announce(values: Mapping[str, object]) -> None:

@@ -30,6 +30,12 @@ from aiohttp.typedefs import Handler
 
 from botarena.server.ladder import Ladder
 from botarena.server.match import Match, MatchError, MatchManager
+from botarena.server.service._connections import (
+    HANDSHAKE_TIMEOUT,
+    IDLE_TIMEOUT,
+    WEB_MAX_CONNECTIONS,
+    WEB_MAX_CONNECTIONS_PER_PEER,
+)
 from botarena.server.service._convert import encode_summary, match_id_of
 from botarena.server.service._ladder import bot_entry, bot_match_entries, leaderboard_page
 from botarena.server.service._paging import match_page
@@ -46,6 +52,7 @@ from botarena.server.service.web._pages import (
     ladder_page,
     matches_page,
 )
+from botarena.server.service.web._site import ConnectionGate, GatedSite
 from botarena.v1 import match_pb2
 
 __all__ = ["DEFAULT_MAX_STREAMS", "WebSettings", "WebUI", "start_web_ui"]
@@ -56,6 +63,7 @@ T = TypeVar("T")
 
 DEFAULT_MAX_STREAMS = 1000
 """Live event streams (open match pages) served at once; more are refused with 503."""
+
 
 # The match lists of the front page, by their ?state= name.
 _LISTS = {"running": match_pb2.Match.STATE_ACTIVE, "finished": match_pb2.Match.STATE_FINISHED}
@@ -88,6 +96,14 @@ class WebSettings:
             plus what one write sends (a page that lags gets what it missed at once).
         flush_interval: The longest a new step waits before the pages are woken.
         page_size: Matches on a page of a match list, bots on a page of a leaderboard.
+        handshake_timeout: Seconds a new connection has to send its first request's
+            headers; then it is aborted.
+        idle_timeout: Seconds a connection may wait for its next request (aiohttp's
+            keep-alive timeout); then it is closed.
+        max_connections: Connections held at once; past it a new one is aborted as it
+            is accepted. ``create_server`` keeps as many descriptors from the gRPC port.
+        max_connections_per_peer: Connections one peer host holds at once; past it
+            its new ones are aborted as they are accepted.
     """
 
     max_streams: int = DEFAULT_MAX_STREAMS
@@ -95,6 +111,10 @@ class WebSettings:
     max_unsent: int = 64 * 1024
     flush_interval: float = 0.05
     page_size: int = 50
+    handshake_timeout: float = HANDSHAKE_TIMEOUT
+    idle_timeout: float = IDLE_TIMEOUT
+    max_connections: int = WEB_MAX_CONNECTIONS
+    max_connections_per_peer: int = WEB_MAX_CONNECTIONS_PER_PEER
 
     def __post_init__(self) -> None:
         if self.max_streams < 1:
@@ -103,6 +123,10 @@ class WebSettings:
             raise ValueError("write_timeout and flush_interval must be positive")
         if self.max_unsent < 1 or self.page_size < 1:
             raise ValueError("max_unsent and page_size must be at least 1")
+        if self.handshake_timeout <= 0 or self.idle_timeout <= 0:
+            raise ValueError("handshake_timeout and idle_timeout must be positive")
+        if self.max_connections < 1 or self.max_connections_per_peer < 1:
+            raise ValueError("max_connections and max_connections_per_peer must be at least 1")
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +164,10 @@ class WebUI:
         """Pages dropped so far for taking nothing for ``settings.write_timeout``."""
         self.refused = 0
         """Event streams refused so far (503: ``settings.max_streams`` were open)."""
+        self.connections = ConnectionGate(
+            settings.max_connections, settings.max_connections_per_peer
+        )
+        """The port's open connections, and those refused or timed out."""
         self.port = 0
         self.host = ""
         self.app = web.Application(middlewares=[_errors, self._on_matches_loop_middleware])
@@ -180,11 +208,22 @@ class WebUI:
         """Start the site (on the web UI's loop)."""
         # handler_cancellation: a page that goes ends its stream's handler at once, so
         # closed pages never hold places under the cap (they did until the next write).
+        settings = self.settings
         runner = web.AppRunner(
-            self.app, access_log=None, shutdown_timeout=1.0, handler_cancellation=True
+            self.app,
+            access_log=None,
+            shutdown_timeout=1.0,
+            handler_cancellation=True,
+            keepalive_timeout=settings.idle_timeout,
         )
         await runner.setup()
-        site = web.TCPSite(runner, host, port)
+        site = GatedSite(
+            runner,
+            host,
+            port,
+            gate=self.connections,
+            handshake_timeout=settings.handshake_timeout,
+        )
         await site.start()
         self._runner = runner
         sockets = runner.addresses
@@ -557,5 +596,7 @@ async def start_web_ui(
         url=web_ui.url,
         max_streams=web_ui.settings.max_streams,
         write_timeout=web_ui.settings.write_timeout,
+        max_connections=web_ui.settings.max_connections,
+        max_connections_per_peer=web_ui.settings.max_connections_per_peer,
     )
     return web_ui
