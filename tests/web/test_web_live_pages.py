@@ -111,10 +111,13 @@ def test_a_stalled_page_is_dropped_while_the_matches_loop_is_busy() -> None:
     with serve_web(http_settings=settings) as server:
         table = Table(server, names=("greedy", "another greedy"))
         try:
-            table.step(40)  # a catch-up larger than the stalled page's buffers
+            version = table.step(40).state_version  # a catch-up larger than its buffers
             sock = stalled_page(server, table.match_id, receive_buffer=1024)
             try:
                 assert wait_until(lambda: server.web.feeds.readers == 1)
+                # The feed encodes on the matches' loop: all of it before that loop is
+                # held, so that the page has its catch-up to be sent (and to stall on).
+                assert wait_until(lambda: server.web.feeds.encoded > version)
                 with _matches_loop_blocked(server):
                     # The write times out and the page is dropped on the web UI's loop.
                     assert wait_until(lambda: server.web.dropped == 1)
