@@ -189,6 +189,13 @@ class ServerProcess:
         """``"127.0.0.1:PORT"`` (the port is known once started)."""
         return f"{_HOST}:{self.port}"
 
+    @property
+    def pid(self) -> int:
+        """The running server's process id (to signal it: SIGSTOP freezes a node)."""
+        if self._process is None:
+            raise RuntimeError("the server process is not running")
+        return self._process.pid
+
     def start(self) -> str:
         """Start the server and wait until it serves; return its address.
 
