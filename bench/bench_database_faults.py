@@ -3,13 +3,14 @@
 PostgreSQL, many matches of SDK bots, the database stopped and started again.
 
 Usage: ``python bench/bench_database_faults.py [--matches N] [--lease S] [--fast S]
-[--crash S]``
+[--crash S] [--forfeit]``
 
 Starts a throwaway PostgreSQL (``local_postgres``) and three nodes (``--advertise``,
 ``--lease-seconds``) on a fresh database for each scenario, creates ``--matches`` Qwirkle
 matches spread over the nodes (default time control: 10 s a move, a stand-in move on a
-timeout) and plays every seat with the SDK (``run_bot_async``, the random bot taking
-50 ms a move, so matches outlast the outage). Two seconds in, the scenario stops
+timeout; ``--forfeit``: the ladder's policy, the seat forfeits) and plays every seat
+with the SDK (``run_bot_async``, the random bot taking 50 ms a move, so matches outlast
+the outage). Two seconds in, the scenario stops
 PostgreSQL: not at all (undisturbed), ``pg_ctl -m fast`` for ``--fast`` seconds, or
 ``-m immediate`` (a crash) for ``--crash`` seconds, then starts it on the same port and
 data. Printed per scenario: matches finished, seats forfeited, bots that died (an SDK
@@ -30,13 +31,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from random import Random
+from typing import Literal
 
 import psycopg
 
 from botarena.bots import get_bot
 from botarena.clients import AsyncMatchClient, run_bot_async
-from botarena.clients.testing import ServerProcess, free_port
+from botarena.clients.testing import PacedBot, ServerProcess, free_port
 from botarena.server.store.local_postgres import LocalPostgres, running_postgres, scratch_database
 from botarena.v1 import match_pb2
 
@@ -56,27 +57,6 @@ class Scenario:
     seconds: float
 
 
-class _Slow:
-    """The random bot, 50 ms a move."""
-
-    def __init__(self) -> None:
-        self.bot = get_bot("random")
-
-    def choose_move(
-        self, view: match_pb2.PlayerView, legal_moves: Sequence[match_pb2.Move], rng: Random
-    ) -> match_pb2.Move:
-        time.sleep(0.05)
-        return self.bot.choose_move(view, legal_moves, rng)
-
-
-def _outage(server: LocalPostgres, mode: str, seconds: float) -> float:
-    """Stop the server, wait, start it; return the wall time it was started again."""
-    server.stop("immediate" if mode == "immediate" else "fast")
-    time.sleep(seconds)
-    server.start()
-    return time.time()
-
-
 def _first_after(logs: Sequence[Path], events: set[str], since: float) -> float | None:
     """The earliest wall time after ``since`` at which a node logged one of ``events``."""
     times = []
@@ -93,9 +73,12 @@ def _first_after(logs: Sequence[Path], events: set[str], since: float) -> float 
 
 
 async def _play(
-    addresses: Sequence[str], matches: int, outage: tuple[LocalPostgres, str, float] | None
+    addresses: Sequence[str],
+    matches: int,
+    outage: tuple[LocalPostgres, Literal["fast", "immediate"], float] | None,
+    policies: match_pb2.MatchPolicies,
 ) -> tuple[list[BaseException | list[match_pb2.MatchOutcome]], float | None]:
-    config = match_pb2.MatchConfig(game=match_pb2.GAME_QWIRKLE, seat_count=2)
+    config = match_pb2.MatchConfig(game=match_pb2.GAME_QWIRKLE, seat_count=2, policies=policies)
     seats: list[list[asyncio.Task[match_pb2.MatchOutcome]]] = []
     for number in range(matches):
         address = addresses[number % len(addresses)]
@@ -105,7 +88,10 @@ async def _play(
             [
                 asyncio.create_task(
                     run_bot_async(
-                        _Slow(), server=address, token=seat.token, match=created.match.name
+                        PacedBot(get_bot("random"), 0.05),
+                        server=address,
+                        token=seat.token,
+                        match=created.match.name,
                     )
                 )
                 for seat in created.seat_tokens
@@ -114,7 +100,8 @@ async def _play(
     restarted = None
     if outage is not None:
         await asyncio.sleep(2.0)
-        restarted = await asyncio.to_thread(_outage, *outage)
+        server, mode, down = outage
+        restarted = await asyncio.to_thread(server.outage, mode, down)
     results: list[BaseException | list[match_pb2.MatchOutcome]] = []
     for match in seats:
         try:
@@ -125,7 +112,11 @@ async def _play(
 
 
 def _scenario(
-    server: LocalPostgres, folder: Path, name: str, args: argparse.Namespace, mode: str | None
+    server: LocalPostgres,
+    folder: Path,
+    name: str,
+    args: argparse.Namespace,
+    mode: Literal["fast", "immediate"] | None,
 ) -> Scenario:
     down = args.fast if mode == "fast" else args.crash
     with scratch_database(server.url, "bench_faults") as url:
@@ -141,7 +132,7 @@ def _scenario(
             started = time.monotonic()
             outage = None if mode is None else (server, mode, down)
             results, restarted = asyncio.run(
-                _play([node.address for node in nodes], args.matches, outage)
+                _play([node.address for node in nodes], args.matches, outage, _policies(args))
             )
             seconds = time.monotonic() - started
         finally:
@@ -172,6 +163,12 @@ def _scenario(
     )
 
 
+def _policies(args: argparse.Namespace) -> match_pb2.MatchPolicies:
+    if args.forfeit:  # the ladder's: a seat that runs out of time forfeits
+        return match_pb2.MatchPolicies(on_timeout=match_pb2.TIMEOUT_POLICY_FORFEIT)
+    return match_pb2.MatchPolicies()
+
+
 def main() -> None:
     """Run the scenarios and print their numbers."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -179,8 +176,11 @@ def main() -> None:
     parser.add_argument("--lease", type=float, default=4.0, help="lease seconds (default 4)")
     parser.add_argument("--fast", type=float, default=5.0, help="seconds down, fast stop")
     parser.add_argument("--crash", type=float, default=15.0, help="seconds down, crash")
+    parser.add_argument(
+        "--forfeit", action="store_true", help="the ladder's timeout policy: forfeit"
+    )
     args = parser.parse_args()
-    scenarios = (
+    scenarios: tuple[tuple[str, Literal["fast", "immediate"] | None], ...] = (
         ("undisturbed", None),
         (f"fast stop, {args.fast:g} s down", "fast"),
         (f"crash, {args.crash:g} s down", "immediate"),
@@ -194,7 +194,11 @@ def main() -> None:
             for index, (_, mode) in enumerate(scenarios)
         ]
     calm = done[0].seconds
-    print(f"3 nodes, {args.matches} Qwirkle matches of SDK bots, {args.lease:g} s leases")
+    policy = "forfeit" if args.forfeit else "stand-in move"
+    print(
+        f"3 nodes, {args.matches} Qwirkle matches of SDK bots, {args.lease:g} s leases, "
+        f"on a timeout: {policy}"
+    )
     for (label, _), run in zip(scenarios, done, strict=True):
         recovery = "" if run.recovery is None else f", recovery {run.recovery:.2f} s"
         print(

@@ -21,12 +21,12 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
-from random import Random
 from typing import Any
 
+import grpc
 import psycopg
 import pytest
 from google.protobuf import duration_pb2
@@ -35,10 +35,11 @@ from botarena.bots import get_bot
 from botarena.clients import (
     AsyncLadderClient,
     AsyncMatchClient,
+    StoreUnavailableError,
     run_bot_async,
     run_ladder_bot_async,
 )
-from botarena.clients.testing import ServerProcess, free_port
+from botarena.clients.testing import PacedBot, ServerProcess, free_port
 from botarena.server.store.local_postgres import (
     LocalPostgres,
     PostgresNotFoundError,
@@ -74,15 +75,6 @@ def database(restartable: LocalPostgres) -> Iterator[str]:
         yield url
 
 
-def _outage(server: LocalPostgres, mode: str, seconds: float) -> None:
-    """Stop the server (``fast`` or ``immediate``), wait, start it again."""
-    server.stop("immediate" if mode == "immediate" else "fast")
-    try:
-        time.sleep(seconds)
-    finally:
-        server.start()
-
-
 def _node(url: str, log: Path, *more: str) -> ServerProcess:
     port = free_port()
     options = ["--advertise", f"127.0.0.1:{port}", "--lease-seconds", "2", *more]
@@ -99,20 +91,7 @@ def _query(url: str, query: str) -> list[tuple[Any, ...]]:
         return connection.execute(query.encode()).fetchall()
 
 
-class _Slow:
-    """The random bot, a tenth of a second per move: the matches outlast the outages."""
-
-    def __init__(self) -> None:
-        self.bot = get_bot("random")
-
-    def choose_move(
-        self, view: match_pb2.PlayerView, legal_moves: Sequence[match_pb2.Move], rng: Random
-    ) -> match_pb2.Move:
-        time.sleep(0.1)
-        return self.bot.choose_move(view, legal_moves, rng)
-
-
-def test_matches_play_through_a_fast_restart_and_a_crash_of_postgresql_without_a_forfeit(
+def test_matches_play_through_a_fast_restart_and_a_crash_of_postgresql_without_a_timeout(
     restartable: LocalPostgres, database: str, tmp_path: Path
 ) -> None:
     logs = [tmp_path / "a.log", tmp_path / "b.log"]
@@ -120,13 +99,18 @@ def test_matches_play_through_a_fast_restart_and_a_crash_of_postgresql_without_a
         first.start()
         second.start()
 
-        async def run() -> tuple[list[list[match_pb2.MatchOutcome]], int]:
+        async def run() -> tuple[
+            list[list[match_pb2.MatchOutcome]], int, StoreUnavailableError | None
+        ]:
             config = match_pb2.MatchConfig(
                 game=QWIRKLE,
                 seat_count=2,
+                # The ladder's policy, and less time than the crash lasts: a seat whose
+                # decision could not be shown must not be charged for it.
                 time_control=match_pb2.TimeControl(
-                    move_time_limit=duration_pb2.Duration(seconds=60)
+                    move_time_limit=duration_pb2.Duration(seconds=3)
                 ),
+                policies=match_pb2.MatchPolicies(on_timeout=match_pb2.TIMEOUT_POLICY_FORFEIT),
             )
             seats = []
             for node in (first, second, first, second):
@@ -136,7 +120,8 @@ def test_matches_play_through_a_fast_restart_and_a_crash_of_postgresql_without_a
                     [
                         asyncio.create_task(
                             run_bot_async(
-                                _Slow(),
+                                # A tenth of a second a move: the matches outlast the outages.
+                                PacedBot(get_bot("random"), 0.1),
                                 server=node.address,
                                 token=seat.token,
                                 match=created.match.name,
@@ -147,17 +132,31 @@ def test_matches_play_through_a_fast_restart_and_a_crash_of_postgresql_without_a
                 )
             every = [task for match in seats for task in match]
             await asyncio.sleep(1.0)
-            await asyncio.to_thread(_outage, restartable, "fast", 2.0)
+            await asyncio.to_thread(restartable.outage, "fast", 2.0)
             await asyncio.sleep(1.0)
             running = sum(not task.done() for task in every)
-            # Down longer than the 2 s leases: they all expire meanwhile.
-            await asyncio.to_thread(_outage, restartable, "immediate", 4.0)
+            # Down longer than the 2 s leases (they all expire meanwhile) and the 3 s
+            # move time limit.
+            crash = asyncio.create_task(asyncio.to_thread(restartable.outage, "immediate", 5.0))
+            await asyncio.sleep(1.0)
+            refused = None
+            async with AsyncMatchClient(target=first.address) as client:
+                try:
+                    await client.create_match(config)
+                except StoreUnavailableError as error:
+                    refused = error
+            await crash
             await asyncio.wait_for(asyncio.gather(*every), 120)
-            return [[task.result() for task in match] for match in seats], running
+            return [[task.result() for task in match] for match in seats], running, refused
 
-        outcomes, running_at_the_crash = asyncio.run(run())
+        outcomes, running_at_the_crash, refused = asyncio.run(run())
 
     assert running_at_the_crash == 8  # the crash hit every match mid-game
+    # What a caller is told while the database is away: UNAVAILABLE, retry soon.
+    assert refused is not None
+    assert (refused.code, refused.reason) == (grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE")
+    assert refused.retryable
+    assert refused.retry_after == 0.5
     for first_seat, second_seat in outcomes:
         assert first_seat == second_seat
         assert [result.forfeited for result in first_seat.results] == [False, False]
@@ -168,6 +167,7 @@ def test_matches_play_through_a_fast_restart_and_a_crash_of_postgresql_without_a
         assert _events(log, "commit failed") == []
     # Every match is finished in the store, each log entry once, without a gap.
     assert _query(database, "SELECT count(*) FROM matches WHERE finished") == [(4,)]
+    assert _query(database, "SELECT sum(timeouts) FROM match_seats") == [(0,)]
     logged = _query(
         database,
         "SELECT count(*), count(DISTINCT state_version), min(state_version), "
@@ -221,10 +221,10 @@ def test_a_queued_run_and_its_worker_outlive_a_postgresql_restart_and_the_run_fi
             return int(_query(database, "SELECT count(*) FROM runner_game_results")[0][0])
 
         _wait_for(lambda: reported() >= 1, "a first game reported")
-        _outage(restartable, "fast", 2.0)
+        restartable.outage("fast", 2.0)
         before_the_crash = reported()
         _wait_for(lambda: reported() > before_the_crash, "a game reported after the restart")
-        _outage(restartable, "immediate", 3.0)
+        restartable.outage("immediate", 3.0)
         coordinator_text, _ = coordinator.communicate(timeout=300)
         worker_text, _ = worker.communicate(timeout=120)
 

@@ -501,7 +501,9 @@ class Ladder:
             dropped = None if self._closing else self._wall_clock()
             try:
                 self.store.absent(bot_id, self._node.owner, dropped)
-            except Exception:  # the row goes stale anyway
+            except DatabaseUnavailableError as error:  # the row goes stale anyway
+                _logger.warning("ladder presence not updated", bot=bot_id, error=str(error))
+            except Exception:  # as above, but unexpected
                 _logger.exception("ladder presence not updated", bot=bot_id)
         if not self._closing:
             self._state.last_drop[bot_id] = self._wall_clock()

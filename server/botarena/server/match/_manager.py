@@ -34,7 +34,9 @@ When the database is away (a PostgreSQL restart), a commit fails with
 :class:`StoreUnavailableError` (UNAVAILABLE, ``STORE_UNAVAILABLE``) to the caller, whose
 change stays in memory, unshown: the manager commits it again with backoff, and shows it
 once it is durable; a retried command (the same ``request_id``) first commits what waits,
-then gets its first answer. The lease heartbeat keeps trying too; it renews only the
+then gets its first answer. Meanwhile no timer applies a policy, and the decisions the
+held change opened get their whole time once shown: a seat is not charged for time it
+could not know it was on the clock. The lease heartbeat keeps trying too; it renews only the
 leases this node still owns, so the fence holds (docs/decisions.md: Database faults).
 """
 
@@ -159,10 +161,12 @@ class _Slot:
     listeners: Counter[Seat | None] = field(default_factory=Counter)
     # Another node took the match's lease: this slot is dropped, its streams end.
     lost: bool = False
-    # The commit is tried again later (the database was away; _recommit), and the last
-    # one may or may not have been kept (_settle_doubt).
+    # The commit is tried again later (the database was away; _recommit), the last one
+    # may or may not have been kept (_settle_doubt), and the clocks of the decisions it
+    # holds back start once they are shown (Match.restart_unshown_clocks).
     recommit: asyncio.TimerHandle | None = None
     in_doubt: bool = False
+    held: bool = False
 
     def serve(self) -> None:
         """Let bystanders' streams go on."""
@@ -331,8 +335,10 @@ class MatchManager:
 
         Raises:
             MatchNotFoundError: No such match.
+            StoreUnavailableError: A change of the match waits for the database.
         """
         match = self.get(match_id)
+        self._commit_waiting(match_id)
         version = match.state_version
         if seat is None:
             match.expire()
@@ -953,6 +959,7 @@ class MatchManager:
     def _commit(self, slot: _Slot) -> None:
         """Write what changed since the last commit in one transaction (with a store)."""
         match = slot.match
+        shown = slot.durable_version
         if self.store is not None and self._codec is not None:
             try:
                 if slot.in_doubt:
@@ -976,7 +983,7 @@ class MatchManager:
                 # Memory is ahead of the store: nothing more is shown until a later
                 # commit (which writes these entries too) succeeds; one is due soon. A
                 # commit cut off on its way may have been kept: the next one looks first.
-                slot.in_doubt = True
+                slot.in_doubt = slot.held = True
                 if slot.recommit is None:
                     _logger.warning(
                         "commit waits for the database", match=match.match_id, error=str(error)
@@ -987,6 +994,10 @@ class MatchManager:
                 # As above, without a retry of its own: the next command's commit.
                 _logger.exception("commit failed", match=match.match_id)
                 raise
+        if slot.held:
+            # The decisions opened while the database was away are shown only now.
+            slot.held = False
+            match.restart_unshown_clocks(shown)
         slot.durable_version = match.state_version
 
     def _settle_doubt(self, slot: _Slot) -> None:
@@ -1006,7 +1017,7 @@ class MatchManager:
             StoreUnavailableError: The database is still away.
         """
         slot = self._slots.get(match_id)
-        if slot is not None and slot.durable_version < slot.match.state_version:
+        if slot is not None and slot.held and slot.durable_version < slot.match.state_version:
             self._commit(slot)
             self._changed(match_id)
 
@@ -1097,6 +1108,8 @@ class MatchManager:
             return
         slot.timer = None
         match = slot.match
+        if slot.held:
+            return  # a change waits for the database: re-armed once shown (_recommit)
         before = match.state_version
         match.expire()
         for entry in match.entries_after(before):

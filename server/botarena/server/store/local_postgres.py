@@ -128,20 +128,22 @@ class LocalPostgres:
         Raises:
             RuntimeError: ``pg_ctl stop`` failed (its output says why).
         """
-        error = ""
-        for _ in range(3):  # now and then pg_ctl fails at once, saying nothing: again
-            stopped = subprocess.run(
-                [str(self.binaries / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "stop"],
-                check=False,
-                capture_output=True,
-                text=True,
-                user=self.user,
+        stopped = _pg_ctl(self.binaries, self.user, "-D", str(self.data), "-m", mode, "-w", "stop")
+        if stopped.returncode != 0:
+            raise RuntimeError(
+                f"pg_ctl stop -m {mode} failed ({stopped.returncode}): "
+                f"{stopped.stdout}{stopped.stderr}"
             )
-            if stopped.returncode == 0:
-                return
-            error = f"({stopped.returncode}) {stopped.stdout}{stopped.stderr}"
-            time.sleep(0.2)
-        raise RuntimeError(f"pg_ctl stop -m {mode} failed: {error}")
+
+    def outage(self, mode: Literal["fast", "immediate"], seconds: float) -> float:
+        """Stop the server (:meth:`stop`), wait ``seconds``, start it again; return the
+        wall-clock time it serves again."""
+        self.stop(mode)
+        try:
+            time.sleep(seconds)
+        finally:
+            self.start()
+        return time.time()
 
     def start(self) -> None:
         """Start the stopped server again, on the same port and data directory.
@@ -219,29 +221,24 @@ def _start(binaries: Path, data: Path, user: str | None, attempts: int) -> int:
 def _start_on(binaries: Path, data: Path, user: str | None, port: int) -> str | None:
     """Start the server on ``port``; return ``None``, or why it did not start."""
     options = f"-h 127.0.0.1 -p {port} -k {data} -c fsync=off -c max_connections=200"
-    started = subprocess.run(
-        [
-            str(binaries / "pg_ctl"),
-            "-D",
-            str(data),
-            "-o",
-            options,
-            "-l",
-            str(data / "server.log"),
-            "-w",
-            "-t",
-            "30",
-            "start",
-        ],
-        check=False,
-        capture_output=True,
-        text=True,
-        user=user,
+    log = data / "server.log"
+    started = _pg_ctl(
+        binaries, user, "-D", str(data), "-o", options, "-l", str(log), "-w", "-t", "30", "start"
     )
     if started.returncode == 0:
         return None
-    log = data / "server.log"
     return started.stderr + (log.read_text() if log.exists() else "")
+
+
+def _pg_ctl(binaries: Path, user: str | None, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``pg_ctl ARGS`` as ``user``: through ``runuser`` when there is one, so that
+    Python can spawn it without forking a process whose other threads (grpc's) hold
+    locks the child would need before it runs the program."""
+    command = [str(binaries / "pg_ctl"), *args]
+    runuser = shutil.which("runuser") if user is not None else None
+    if user is not None and runuser is not None:
+        command, user = [runuser, "-u", user, "--", *command], None
+    return subprocess.run(command, check=False, capture_output=True, text=True, user=user)
 
 
 @contextmanager
