@@ -1042,6 +1042,9 @@ class MatchManager:
             return
         except MatchError:
             return  # another node holds the match now (_lose)
+        except Exception:
+            slot.recommit = None  # logged by _commit; the next command's commit tries again
+            return
         finally:
             if slot.durable_version >= slot.match.state_version:
                 slot.recommit = None
