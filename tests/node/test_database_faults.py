@@ -120,8 +120,7 @@ def test_matches_play_through_a_fast_restart_and_a_crash_of_postgresql_without_a
                     [
                         asyncio.create_task(
                             run_bot_async(
-                                # A tenth of a second a move: the matches outlast the outages.
-                                PacedBot(get_bot("random"), 0.1),
+                                _paced("random"),  # the matches outlast the outages
                                 server=node.address,
                                 token=seat.token,
                                 match=created.match.name,
@@ -304,6 +303,68 @@ def test_a_frozen_scheduling_node_loses_the_ladder_to_another_which_starts_the_n
     ladder_matches = {row[0] for row in _query(database, "SELECT match_id FROM ladder_matches")}
     assert ladder_matches == started(other_log)
     assert all(_stamp(line) < woke for line in _events(other_log, "ladder scheduling on this node"))
+
+
+def test_the_ladder_plays_and_rates_through_a_postgresql_crash_without_a_forfeit(
+    restartable: LocalPostgres, database: str, tmp_path: Path
+) -> None:
+    logs = [tmp_path / "a.log", tmp_path / "b.log"]
+    # Ladder matches forfeit a seat that runs out of time; 3 s a move, less than the crash.
+    ladder = ("--ladder", "--ladder-move-time", "3")
+    with _node(database, logs[0], *ladder) as leader, _node(database, logs[1], *ladder) as other:
+        leader.start()  # it schedules
+        other.start()
+
+        def recorded() -> int:
+            return sum(len(_events(log, "ladder match recorded")) for log in logs)
+
+        async def run() -> None:
+            async with AsyncLadderClient(target=other.address) as client:
+                secrets = [
+                    (await client.register_bot(name, "", QWIRKLE)).secret
+                    for name in ("greedy", "random")
+                ]
+            bots = [
+                asyncio.create_task(
+                    run_ladder_bot_async(
+                        functools.partial(_paced, name),
+                        server=[other.address, leader.address],
+                        secret=secret,
+                    )
+                )
+                for name, secret in zip(("greedy", "random"), secrets, strict=True)
+            ]
+            try:
+                while recorded() < 1:
+                    await asyncio.sleep(0.05)
+                await asyncio.sleep(1.0)  # the next match is under way
+                await asyncio.to_thread(restartable.outage, "immediate", 5.0)
+                before = recorded()
+                while recorded() < before + 2:
+                    await asyncio.sleep(0.05)
+            finally:
+                for task in bots:
+                    task.cancel()
+                await asyncio.gather(*bots, return_exceptions=True)
+
+        asyncio.run(asyncio.wait_for(run(), 110))
+
+    # The crash hit a match: a commit waited for the database.
+    assert sum(len(_events(log, "commit waits for the database")) for log in logs) > 0
+    seats = _query(
+        database,
+        "SELECT s.forfeited, s.timeouts, s.crashed FROM ladder_seats s "
+        "JOIN ladder_matches m ON m.match_id = s.match_id WHERE m.finished IS NOT NULL "
+        "AND NOT m.abandoned",
+    )
+    assert len(seats) >= 6
+    assert set(seats) == {(False, 0, False)}
+    assert _query(database, "SELECT count(*) FROM ladder_matches WHERE abandoned") == [(0,)]
+
+
+def _paced(name: str) -> PacedBot:
+    """The built-in bot ``name``, a tenth of a second a move."""
+    return PacedBot(get_bot(name), 0.1)
 
 
 def _stamp(line: dict[str, Any]) -> float:

@@ -119,7 +119,7 @@ _CREATE_CACHE_SIZE = 1024
 # Commits that failed because the database was away are tried again after this many
 # seconds, doubling up to _RECOMMIT_MAX.
 _RECOMMIT_FIRST = 0.1
-_RECOMMIT_MAX = 2.0
+_RECOMMIT_MAX = 1.0
 
 
 @dataclass(frozen=True, slots=True)
