@@ -35,6 +35,7 @@ from botarena.bots import get_bot
 from botarena.clients import (
     AsyncLadderClient,
     AsyncMatchClient,
+    Bot,
     StoreUnavailableError,
     run_bot_async,
     run_ladder_bot_async,
@@ -263,19 +264,7 @@ def test_a_frozen_scheduling_node_loses_the_ladder_to_another_which_starts_the_n
             os.kill(leader.pid, signal.SIGSTOP)  # frozen: its sessions stay open
             try:
                 frozen_at = time.monotonic()
-                async with AsyncLadderClient(target=other.address) as client:
-                    secrets = [
-                        (await client.register_bot(name, "", QWIRKLE)).secret
-                        for name in ("greedy", "random")
-                    ]
-                bots = [
-                    asyncio.create_task(
-                        run_ladder_bot_async(
-                            functools.partial(get_bot, name), server=other.address, secret=secret
-                        )
-                    )
-                    for name, secret in zip(("greedy", "random"), secrets, strict=True)
-                ]
+                bots = await _ladder_bots(other.address, [other.address], get_bot)
                 # Frozen for at most 30 s: the other node must schedule meanwhile.
                 while not started(other_log) and time.monotonic() - frozen_at < 30:
                     await asyncio.sleep(0.05)
@@ -287,9 +276,7 @@ def test_a_frozen_scheduling_node_loses_the_ladder_to_another_which_starts_the_n
                 # Awake again: a few of its ticks, while the bots go on playing.
                 await asyncio.sleep(3.0)
             finally:
-                for task in bots:
-                    task.cancel()
-                await asyncio.gather(*bots, return_exceptions=True)
+                await _stop(bots)
             return during, woke
 
         during, woke = asyncio.run(asyncio.wait_for(run(), 120))
@@ -319,21 +306,7 @@ def test_the_ladder_plays_and_rates_through_a_postgresql_crash_without_a_forfeit
             return sum(len(_events(log, "ladder match recorded")) for log in logs)
 
         async def run() -> None:
-            async with AsyncLadderClient(target=other.address) as client:
-                secrets = [
-                    (await client.register_bot(name, "", QWIRKLE)).secret
-                    for name in ("greedy", "random")
-                ]
-            bots = [
-                asyncio.create_task(
-                    run_ladder_bot_async(
-                        functools.partial(_paced, name),
-                        server=[other.address, leader.address],
-                        secret=secret,
-                    )
-                )
-                for name, secret in zip(("greedy", "random"), secrets, strict=True)
-            ]
+            bots = await _ladder_bots(other.address, [other.address, leader.address], _paced)
             try:
                 while recorded() < 1:
                     await asyncio.sleep(0.05)
@@ -343,9 +316,7 @@ def test_the_ladder_plays_and_rates_through_a_postgresql_crash_without_a_forfeit
                 while recorded() < before + 2:
                     await asyncio.sleep(0.05)
             finally:
-                for task in bots:
-                    task.cancel()
-                await asyncio.gather(*bots, return_exceptions=True)
+                await _stop(bots)
 
         asyncio.run(asyncio.wait_for(run(), 110))
 
@@ -360,6 +331,29 @@ def test_the_ladder_plays_and_rates_through_a_postgresql_crash_without_a_forfeit
     assert len(seats) >= 6
     assert set(seats) == {(False, 0, False)}
     assert _query(database, "SELECT count(*) FROM ladder_matches WHERE abandoned") == [(0,)]
+
+
+async def _ladder_bots(
+    register_at: str, servers: list[str], player: Callable[[str], Bot]
+) -> list[asyncio.Task[None]]:
+    """Register greedy and random at ``register_at`` and connect them to ``servers``,
+    each match played by ``player(name)``; return their tasks (see :func:`_stop`)."""
+    async with AsyncLadderClient(target=register_at) as client:
+        secrets = [
+            (await client.register_bot(name, "", QWIRKLE)).secret for name in ("greedy", "random")
+        ]
+    return [
+        asyncio.create_task(
+            run_ladder_bot_async(functools.partial(player, name), server=servers, secret=secret)
+        )
+        for name, secret in zip(("greedy", "random"), secrets, strict=True)
+    ]
+
+
+async def _stop(tasks: list[asyncio.Task[None]]) -> None:
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def _paced(name: str) -> PacedBot:
