@@ -225,15 +225,14 @@ class TooManyMatchesError(MatchError):
 class StoreUnavailableError(MatchError):
     """The server cannot reach its database now (a restart of PostgreSQL): nothing the
     call asked for is done or shown yet; retry it with backoff and the same
-    ``request_id``. ``retry_after`` is a hint in seconds."""
+    ``request_id``. ``retry_after`` is a hint in seconds. The database's own words (its
+    address among them) stay in the server's log: callers are told only this."""
 
     category = ErrorCategory.UNAVAILABLE
 
-    def __init__(self, detail: str = "", *, retry_after: float = 0.5) -> None:
+    def __init__(self, *, retry_after: float = 0.5) -> None:
         super().__init__(
-            "STORE_UNAVAILABLE",
-            "the server's database is unavailable for now; retry"
-            + (f" ({detail})" if detail else ""),
+            "STORE_UNAVAILABLE", "the server's database is unavailable for now; retry soon"
         )
         self.retry_after = retry_after
 

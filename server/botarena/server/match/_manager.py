@@ -585,7 +585,8 @@ class MatchManager:
             except LeaseLostError:
                 raise self._lose(slot) from None
             except DatabaseUnavailableError as error:
-                raise StoreUnavailableError(str(error)) from None
+                _logger.warning("seat token not reissued", match=match_id, error=str(error))
+                raise StoreUnavailableError() from None
         _logger.info("seat token reissued", match=match_id, seat=seat)
         return token
 
@@ -989,7 +990,7 @@ class MatchManager:
                         "commit waits for the database", match=match.match_id, error=str(error)
                     )
                     self._recommit_later(match.match_id, _RECOMMIT_FIRST)
-                raise StoreUnavailableError(str(error)) from None
+                raise StoreUnavailableError() from None
             except Exception:
                 # As above, without a retry of its own: the next command's commit.
                 _logger.exception("commit failed", match=match.match_id)

@@ -122,7 +122,8 @@ def handle_errors(
         except MatchError as error:
             return cast(_ResponseT, refuse(context, error))
         except DatabaseUnavailableError as error:
-            return cast(_ResponseT, refuse(context, StoreUnavailableError(str(error))))
+            _logger.debug("database unavailable", rpc=method.__name__, error=str(error))
+            return cast(_ResponseT, refuse(context, StoreUnavailableError()))
         except Exception:
             # grpc answers UNKNOWN without saying why; the operator needs the traceback.
             _log_unexpected(method.__name__)
@@ -153,7 +154,8 @@ def handle_stream_errors(
         except MatchError as error:
             await abort(context, error)
         except DatabaseUnavailableError as error:
-            await abort(context, StoreUnavailableError(str(error)))
+            _logger.debug("database unavailable", rpc=method.__name__, error=str(error))
+            await abort(context, StoreUnavailableError())
         except Exception:
             _log_unexpected(method.__name__)
             raise
