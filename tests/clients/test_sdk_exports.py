@@ -44,6 +44,7 @@ EXPORTS = {
         "ServerTarget",
         "StaleStateError",
         "StateVersionAheadError",
+        "StoreUnavailableError",
         "TlsError",
         "TransientError",
         "UnavailableError",
@@ -77,6 +78,7 @@ EXPORTS = {
     "botarena.clients.testing": [
         "IllegalBotMoveError",
         "InProcessGame",
+        "PacedBot",
         "ServerProcess",
         "free_port",
         "play_in_process",

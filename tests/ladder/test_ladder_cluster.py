@@ -1,10 +1,10 @@
 # mypy: disable-error-code="import-untyped"
 """The ladder on two ``botarena serve --ladder`` nodes sharing one real PostgreSQL.
 
-One node schedules (it holds the ladder's advisory lock), bots connect to the other,
+One node schedules (it holds the ladder's scheduling lease), bots connect to the other,
 and their matches, run by the scheduling node, are played through redirects and rated.
 Killing the scheduling node with SIGKILL hands scheduling over: the other node takes the
-lock, finishes the matches it left (their leases expire) and goes on starting new ones.
+lease over, finishes the matches it left (their leases expire) and goes on starting new ones.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ import pytest
 from botarena.server.store import (
     MATCHES_V1,
     MIGRATIONS,
+    LeadLostError,
     Lease,
     LeaseHolder,
     LeaseLostError,
@@ -480,12 +481,23 @@ def test_the_ladder_store_shares_presence_assignments_and_the_lead_between_nodes
         assert a.claim_assignments("node-a") == []
         assert b.claim_assignments("node-b") == [queued]
         assert b.claim_assignments("node-b") == []  # taken once
-        assert a.lead()
-        assert a.lead()  # still held
-        if store_backend.name == "postgresql":
-            assert not b.lead()  # one node at a time
-            a.release_lead()
-            assert b.lead()
+        assert a.lead("node-a", 60.0)
+        assert a.lead("node-a", 60.0)  # renewed
+        assert not b.lead("node-b", 60.0)  # one node at a time
+        a.release_lead("node-a")
+        assert b.lead("node-b", -1.0)  # taken; its lease ends at once (a frozen leader)
+        seats = [SeatRecord(0, "x", 25.0, 8.0), SeatRecord(1, "y", 25.0, 8.0)]
+        with pytest.raises(LeadLostError):  # the fence: an expired lease writes nothing
+            b.add_match("late", "qwirkle", 5.0, seats, leader="node-b")
+        assert b.match("late") is None
+        assert a.lead("node-a", 60.0)  # taken over once expired
+        assert not b.lead("node-b", 60.0)
+        a.add_match("m-lead", "qwirkle", 5.0, seats, leader="node-a")
+        with pytest.raises(LeadLostError):
+            b.record_result("m-lead", 6.0, [_result(1), _result(2)], pause_after=3, leader="node-b")
+        recorded = a.match("m-lead")
+        assert recorded is not None
+        assert recorded.finished is None
     finally:
         first.close()
         second.close()

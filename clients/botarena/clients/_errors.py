@@ -43,6 +43,7 @@ __all__ = [
     "SeatForfeitedError",
     "StaleStateError",
     "StateVersionAheadError",
+    "StoreUnavailableError",
     "TlsError",
     "TransientError",
     "UnavailableError",
@@ -219,6 +220,12 @@ class UnavailableError(TransientError):
     """UNAVAILABLE: no connection to the server, or it dropped."""
 
 
+class StoreUnavailableError(UnavailableError):
+    """UNAVAILABLE (``STORE_UNAVAILABLE``): the server is up but cannot reach its
+    database for now (a PostgreSQL restart); nothing the call asked for happened yet.
+    Retried like any :class:`UnavailableError`, after the server's ``retry_after``."""
+
+
 class DeadlineExceededError(TransientError):
     """DEADLINE_EXCEEDED: the call's timeout passed before the server answered."""
 
@@ -265,6 +272,7 @@ _BY_REASON: Mapping[str, type[BotarenaError]] = MappingProxyType(
         "BOT_NAME_TAKEN": AlreadyExistsError,
         "REQUEST_ID_USED": AlreadyExistsError,
         "REQUEST_ID_CONFLICT": AlreadyExistsError,
+        "STORE_UNAVAILABLE": StoreUnavailableError,
     }
 )
 

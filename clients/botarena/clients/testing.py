@@ -19,7 +19,8 @@ start it again on the same port and database.
 
 :func:`play_in_process` plays bots against the pure engine with no server at all: the
 same views and legal moves (the server's codec encodes them), hundreds of games a
-minute, for developing and tuning a bot.
+minute, for developing and tuning a bot. :class:`PacedBot` makes a bot take its time,
+so that matches are still running when a test disturbs them.
 
 Being the production server, it applies the production admission limits (README: Run
 the server): a test that holds more than 100 unfinished matches at once, or creates more
@@ -40,14 +41,18 @@ import threading
 import time
 from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
+from random import Random
 from types import TracebackType
 from typing import IO, Any, Self
 
+from botarena.clients._bot import Bot
 from botarena.clients._local import IllegalBotMoveError, InProcessGame, play_in_process
+from botarena.v1 import match_pb2
 
 __all__ = [
     "IllegalBotMoveError",
     "InProcessGame",
+    "PacedBot",
     "ServerProcess",
     "free_port",
     "play_in_process",
@@ -145,6 +150,23 @@ def free_port() -> int:
         return port
 
 
+class PacedBot:
+    """``bot``, waiting ``seconds`` before each move (in its thread: ``run_bot`` thinks in
+    one by default), so a match lasts long enough for a test to restart something under
+    it."""
+
+    def __init__(self, bot: Bot, seconds: float) -> None:
+        self.bot = bot
+        self.seconds = seconds
+
+    def choose_move(
+        self, view: match_pb2.PlayerView, legal_moves: Sequence[match_pb2.Move], rng: Random
+    ) -> match_pb2.Move:
+        """Wait, then play ``bot``'s move."""
+        time.sleep(self.seconds)
+        return self.bot.choose_move(view, legal_moves, rng)
+
+
 class ServerProcess:
     """``botarena serve --db DB`` in a child process on ``127.0.0.1``.
 
@@ -188,6 +210,13 @@ class ServerProcess:
     def address(self) -> str:
         """``"127.0.0.1:PORT"`` (the port is known once started)."""
         return f"{_HOST}:{self.port}"
+
+    @property
+    def pid(self) -> int:
+        """The running server's process id (to signal it: SIGSTOP freezes a node)."""
+        if self._process is None:
+            raise RuntimeError("the server process is not running")
+        return self._process.pid
 
     def start(self) -> str:
         """Start the server and wait until it serves; return its address.

@@ -39,8 +39,8 @@ class LadderServiceStub:
     carries a reason from ErrorReason (match_service.proto).
 
     Several nodes on one database: a bot may Connect to any node. One node at a time
-    schedules the ladder (the one holding its PostgreSQL advisory lock; another takes
-    over when it dies) and writes the ratings; it sees the bots connected to every node,
+    schedules the ladder (the one holding its scheduling lease in the database; another
+    takes over once it expires, when the node dies or freezes) and writes the ratings; it sees the bots connected to every node,
     runs the matches it schedules, and names itself in each Assignment (node). The
     leaderboard reads the shared database, the same from every node.
     """
@@ -92,8 +92,8 @@ class LadderServiceServicer:
     carries a reason from ErrorReason (match_service.proto).
 
     Several nodes on one database: a bot may Connect to any node. One node at a time
-    schedules the ladder (the one holding its PostgreSQL advisory lock; another takes
-    over when it dies) and writes the ratings; it sees the bots connected to every node,
+    schedules the ladder (the one holding its scheduling lease in the database; another
+    takes over once it expires, when the node dies or freezes) and writes the ratings; it sees the bots connected to every node,
     runs the matches it schedules, and names itself in each Assignment (node). The
     leaderboard reads the shared database, the same from every node.
     """
@@ -210,8 +210,8 @@ class LadderService:
     carries a reason from ErrorReason (match_service.proto).
 
     Several nodes on one database: a bot may Connect to any node. One node at a time
-    schedules the ladder (the one holding its PostgreSQL advisory lock; another takes
-    over when it dies) and writes the ratings; it sees the bots connected to every node,
+    schedules the ladder (the one holding its scheduling lease in the database; another
+    takes over once it expires, when the node dies or freezes) and writes the ratings; it sees the bots connected to every node,
     runs the matches it schedules, and names itself in each Assignment (node). The
     leaderboard reads the shared database, the same from every node.
     """

@@ -40,8 +40,8 @@ class LadderServiceStub:
     carries a reason from ErrorReason (match_service.proto).
 
     Several nodes on one database: a bot may Connect to any node. One node at a time
-    schedules the ladder (the one holding its PostgreSQL advisory lock; another takes
-    over when it dies) and writes the ratings; it sees the bots connected to every node,
+    schedules the ladder (the one holding its scheduling lease in the database; another
+    takes over once it expires, when the node dies or freezes) and writes the ratings; it sees the bots connected to every node,
     runs the matches it schedules, and names itself in each Assignment (node). The
     leaderboard reads the shared database, the same from every node.
     """
@@ -108,8 +108,8 @@ class LadderServiceAsyncStub(LadderServiceStub):
     carries a reason from ErrorReason (match_service.proto).
 
     Several nodes on one database: a bot may Connect to any node. One node at a time
-    schedules the ladder (the one holding its PostgreSQL advisory lock; another takes
-    over when it dies) and writes the ratings; it sees the bots connected to every node,
+    schedules the ladder (the one holding its scheduling lease in the database; another
+    takes over once it expires, when the node dies or freezes) and writes the ratings; it sees the bots connected to every node,
     runs the matches it schedules, and names itself in each Assignment (node). The
     leaderboard reads the shared database, the same from every node.
     """
@@ -172,8 +172,8 @@ class LadderServiceServicer(metaclass=_abc_1.ABCMeta):
     carries a reason from ErrorReason (match_service.proto).
 
     Several nodes on one database: a bot may Connect to any node. One node at a time
-    schedules the ladder (the one holding its PostgreSQL advisory lock; another takes
-    over when it dies) and writes the ratings; it sees the bots connected to every node,
+    schedules the ladder (the one holding its scheduling lease in the database; another
+    takes over once it expires, when the node dies or freezes) and writes the ratings; it sees the bots connected to every node,
     runs the matches it schedules, and names itself in each Assignment (node). The
     leaderboard reads the shared database, the same from every node.
     """

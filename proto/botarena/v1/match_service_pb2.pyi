@@ -89,6 +89,12 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     UNAVAILABLE, so a client that cannot reach the named node asks the node it came
     from again, which then runs the match or names its new owner.
     """
+    ERROR_REASON_STORE_UNAVAILABLE: _ErrorReason.ValueType  # 23
+    """The server cannot reach its database for now (a PostgreSQL restart): UNAVAILABLE,
+    with a google.rpc.RetryInfo. Nothing the call asked for was done or shown; retry
+    with backoff and the same request_id (the Python SDK does, as for any UNAVAILABLE).
+    Any RPC that touches the database may answer it.
+    """
     ERROR_REASON_EMPTY_MOVE: _ErrorReason.ValueType  # 100
     """Illegal Qwirkle moves (metadata["category"] = "ILLEGAL_MOVE"); RULES.md numbers the
     legality checks these name.
@@ -253,6 +259,12 @@ A node that dies loses its matches to another within its lease time (10 s by
 default); until then calls for them are redirected to it and fail there with
 UNAVAILABLE, so a client that cannot reach the named node asks the node it came
 from again, which then runs the match or names its new owner.
+"""
+ERROR_REASON_STORE_UNAVAILABLE: ErrorReason.ValueType  # 23
+"""The server cannot reach its database for now (a PostgreSQL restart): UNAVAILABLE,
+with a google.rpc.RetryInfo. Nothing the call asked for was done or shown; retry
+with backoff and the same request_id (the Python SDK does, as for any UNAVAILABLE).
+Any RPC that touches the database may answer it.
 """
 ERROR_REASON_EMPTY_MOVE: ErrorReason.ValueType  # 100
 """Illegal Qwirkle moves (metadata["category"] = "ILLEGAL_MOVE"); RULES.md numbers the

@@ -15,6 +15,12 @@ A game is reported once: its result's key is (run, game number), and a second re
 also takes the run's next sequence number under the run's row lock, so a coordinator
 that follows ``seq > last`` sees every result once, in commit order, with no gaps.
 
+The database may go away for a while (a PostgreSQL restart): every operation that
+cannot reach it (``psycopg.OperationalError``) reconnects with backoff and runs again,
+with one warning line when the database goes and one when it is back, for up to
+``RECONNECT.max_elapsed`` seconds before it fails with :class:`QueueError` (each one is
+safe to repeat: a game is reported once, a run is created once).
+
 Times are the database's (``now()``), so the machines' clocks need not agree. The tables
 are the runner's own (``runner_*``, with their own schema version), beside whatever else
 the database holds; the server's store does not know them.
@@ -24,19 +30,26 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import secrets
-from collections.abc import AsyncIterator, Collection, Mapping, Sequence
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Self
+from typing import Any, Concatenate, ParamSpec, Self, TypeVar
 
 import psycopg
 from psycopg.types.json import Jsonb
 
+from botarena.clients._retry import Retry, RetryPolicy
+
 __all__ = [
     "MIGRATIONS",
+    "RECONNECT",
     "ClaimedSet",
     "QueueDatabase",
     "QueueError",
+    "QueueUnavailableError",
     "ReportedGame",
     "RunRow",
     "RunStatus",
@@ -121,8 +134,19 @@ _MIGRATION_LOCK = 0x626F7461_7175  # any constant: serialises migrations of one 
 _OPEN = ("pending", "claimed")
 
 
+RECONNECT = RetryPolicy(max_attempts=1, initial_backoff=0.2, max_backoff=5.0, max_elapsed=900.0)
+"""How an operation waits for a database that went away: up to 15 minutes."""
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
 class QueueError(Exception):
     """The queue cannot be used; the message says why in one line."""
+
+
+class QueueUnavailableError(QueueError):
+    """The queue's database cannot be reached now (``psycopg.OperationalError``)."""
 
 
 def redacted(url: str) -> str:
@@ -197,6 +221,39 @@ class RunStatus:
         return sum(self.sets.get(state, 0) for state in _OPEN)
 
 
+def _print_warning(text: str) -> None:
+    print(f"{time.strftime('%H:%M:%S')} botarena: {text}", file=sys.stderr, flush=True)
+
+
+def _reconnecting(
+    method: Callable[Concatenate[QueueDatabase, _P], Awaitable[_T]],
+) -> Callable[Concatenate[QueueDatabase, _P], Awaitable[_T]]:
+    """Run a :class:`QueueDatabase` operation again, on a new connection after a backoff
+    (:data:`RECONNECT`), while its database cannot be reached."""
+
+    @functools.wraps(method)
+    async def wrapper(database: QueueDatabase, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        retry: Retry | None = None
+        while True:
+            try:
+                result = await method(database, *args, **kwargs)
+            except QueueUnavailableError as error:
+                if retry is None:
+                    retry = Retry(RECONNECT)
+                    database._warn(f"{error}; reconnecting with backoff")
+                delay = retry.failed()
+                if delay is None:
+                    raise
+                await asyncio.sleep(delay)
+                await database._reconnect()
+                continue
+            if retry is not None:
+                database._warn(f"the queue {database._url} is back")
+            return result
+
+    return wrapper
+
+
 def _one_line(error: BaseException) -> str:
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
@@ -210,10 +267,17 @@ class QueueDatabase:
     :meth:`close` or ``async with``.
     """
 
-    def __init__(self, connection: psycopg.AsyncConnection[Any], url: str) -> None:
+    def __init__(
+        self,
+        connection: psycopg.AsyncConnection[Any],
+        url: str,
+        warn: Callable[[str], None] | None = None,
+    ) -> None:
         self._connection = connection
         self._lock = asyncio.Lock()
+        self._dsn = url
         self._url = redacted(url)
+        self._warn = warn or _print_warning
 
     @contextlib.asynccontextmanager
     async def _cursor(self, *, transaction: bool = False) -> AsyncIterator[Any]:
@@ -226,12 +290,33 @@ class QueueDatabase:
                         yield self._connection.cursor()
                 else:
                     yield self._connection.cursor()
+            except psycopg.OperationalError as error:
+                raise QueueUnavailableError(
+                    f"the queue {self._url} is unavailable: {_one_line(error)}"
+                ) from error
             except psycopg.Error as error:
                 raise QueueError(f"the queue {self._url} failed: {_one_line(error)}") from error
 
+    async def _reconnect(self) -> None:
+        """Replace a lost connection with a new one, if the database answers."""
+        async with self._lock:
+            if not self._connection.closed:
+                return  # still good (another task reconnected first)
+            with contextlib.suppress(psycopg.Error):
+                await self._connection.close()
+            with contextlib.suppress(psycopg.Error):
+                self._connection = await psycopg.AsyncConnection.connect(
+                    self._dsn, autocommit=True, connect_timeout=5
+                )
+
     @classmethod
-    async def connect(cls, url: str) -> Self:
+    async def connect(cls, url: str, *, warn: Callable[[str], None] | None = None) -> Self:
         """Connect to ``url`` and apply the migrations the database has not seen.
+
+        Args:
+            url: The queue's database.
+            warn: Shows a line when the database goes away and when it is back (default:
+                standard error).
 
         Raises:
             QueueError: The database cannot be reached, or its queue schema is newer
@@ -243,7 +328,7 @@ class QueueDatabase:
             raise QueueError(
                 f"cannot connect to the queue {redacted(url)}: {_one_line(error)}"
             ) from None
-        database = cls(connection, url)
+        database = cls(connection, url, warn)
         try:
             await database._migrate()
         except BaseException:
@@ -298,7 +383,18 @@ class QueueDatabase:
         """Queue a run: its plan ``document`` and its game ``sets`` (each a list of game
         plan documents), all pending; return the run's new id."""
         run_id = secrets.token_hex(6)
+        await self._insert_run(run_id, document, sets)
+        return run_id
+
+    @_reconnecting
+    async def _insert_run(
+        self, run_id: str, document: Mapping[str, Any], sets: Sequence[Sequence[Mapping[str, Any]]]
+    ) -> None:
         async with self._cursor(transaction=True) as cursor:
+            # A commit cut off by the database going away may have happened: once only.
+            await cursor.execute("SELECT 1 FROM runner_runs WHERE run_id = %s", (run_id,))
+            if await cursor.fetchone() is not None:
+                return
             await cursor.execute(
                 "INSERT INTO runner_runs (run_id, document, state) VALUES (%s, %s, 'open') "
                 "RETURNING position",
@@ -311,8 +407,8 @@ class QueueDatabase:
                 "VALUES (%s, %s, %s, %s, 'pending')",
                 [(run_id, index, row[0], Jsonb(list(games))) for index, games in enumerate(sets)],
             )
-        return run_id
 
+    @_reconnecting
     async def run(self, run_id: str) -> RunRow | None:
         """Return the run ``run_id``, or ``None`` if the queue has none."""
         rows = await self._fetch(
@@ -323,6 +419,7 @@ class QueueDatabase:
         document, state, failure = rows[0]
         return RunRow(run_id, document, state, failure)
 
+    @_reconnecting
     async def status(self, run_id: str) -> RunStatus:
         """Return where the run's sets stand."""
         async with self._cursor() as cursor:
@@ -350,6 +447,7 @@ class QueueDatabase:
         workers = sum(int(live) for name, _, live in counts if name == "claimed")
         return RunStatus(state, failure, sets, workers, failed)
 
+    @_reconnecting
     async def results_after(self, run_id: str, seq: int, limit: int = 500) -> list[ReportedGame]:
         """Return the run's results accepted after sequence number ``seq``, in order."""
         rows = await self._fetch(
@@ -362,6 +460,7 @@ class QueueDatabase:
             for s, number, worker, result, replay, stderr in rows
         ]
 
+    @_reconnecting
     async def messages_after(self, run_id: str, seq: int) -> list[tuple[int, str, str]]:
         """Return ``(seq, worker, text)`` of the run's messages after ``seq``."""
         rows = await self._fetch(
@@ -371,6 +470,7 @@ class QueueDatabase:
         )
         return [(int(s), str(worker), str(text)) for s, worker, text in rows]
 
+    @_reconnecting
     async def cancel_pending(self, run_id: str) -> int:
         """Cancel the run's sets no worker holds (its SPRT decided); return how many.
         Sets being played finish."""
@@ -383,6 +483,7 @@ class QueueDatabase:
             )
             return int(cursor.rowcount)
 
+    @_reconnecting
     async def finish_run(self, run_id: str) -> None:
         """Mark an open run finished (every set is done, failed or cancelled)."""
         await self._fetch(
@@ -392,6 +493,7 @@ class QueueDatabase:
 
     # ------------------------------------------------------------------ workers
 
+    @_reconnecting
     async def claim(
         self,
         worker: str,
@@ -429,6 +531,7 @@ class QueueDatabase:
         claimed_run, index, games, attempts = rows[0]
         return ClaimedSet(claimed_run, int(index), list(games), int(attempts))
 
+    @_reconnecting
     async def renew(self, worker: str, lease: float) -> set[tuple[str, int]]:
         """Extend the leases ``worker`` still holds by ``lease`` seconds from now; return
         those sets (a set missing from it was reclaimed after its lease expired)."""
@@ -439,6 +542,7 @@ class QueueDatabase:
         )
         return {(str(run), int(index)) for run, index in rows}
 
+    @_reconnecting
     async def reported_games(self, run_id: str, numbers: Collection[int]) -> set[int]:
         """Return which of the games ``numbers`` of the run have a result already."""
         rows = await self._fetch(
@@ -448,6 +552,7 @@ class QueueDatabase:
         )
         return {int(number) for (number,) in rows}
 
+    @_reconnecting
     async def report_game(
         self,
         run_id: str,
@@ -482,6 +587,7 @@ class QueueDatabase:
             )
             return True
 
+    @_reconnecting
     async def finish_set(
         self,
         run_id: str,
@@ -502,6 +608,7 @@ class QueueDatabase:
         )
         return bool(rows)
 
+    @_reconnecting
     async def release_set(
         self, run_id: str, set_index: int, worker: str, *, count_attempt: bool = False
     ) -> None:
@@ -514,6 +621,7 @@ class QueueDatabase:
             (0 if count_attempt else 1, run_id, set_index, worker),
         )
 
+    @_reconnecting
     async def fail_run(self, run_id: str, failure: Mapping[str, Any]) -> None:
         """Stop the run: it failed (``failure`` says how) and the sets no worker holds
         are cancelled; sets in flight finish. The first failure is kept."""
@@ -529,6 +637,7 @@ class QueueDatabase:
                 (run_id,),
             )
 
+    @_reconnecting
     async def say(self, run_id: str, worker: str, text: str) -> None:
         """Leave a message about the run for its coordinator."""
         async with self._cursor(transaction=True) as cursor:

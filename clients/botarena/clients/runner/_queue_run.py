@@ -93,7 +93,11 @@ async def follow_queue(
     Raises:
         QueueError: The queue cannot be used, or its run is not this plan.
     """
-    async with await QueueDatabase.connect(args.queue) as database:
+
+    def warn(text: str) -> None:
+        console.print(f"[yellow]{text}", highlight=False, soft_wrap=True)
+
+    async with await QueueDatabase.connect(args.queue, warn=warn) as database:
         run_id: str | None = args.run
         if run_id is None:
             sets = [[plan_document(plan) for plan in games] for games in game_sets(run.plans)]

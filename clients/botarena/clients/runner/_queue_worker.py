@@ -302,7 +302,7 @@ def _failure(error: BotFailedError | MatchRefusedError, game: int) -> dict[str, 
 async def work(args: argparse.Namespace, builtin: Mapping[str, BuiltinBot]) -> int:
     """Play queued sets as ``args`` (``botarena worker``) says; return the exit status."""
     try:
-        database = await QueueDatabase.connect(args.queue)
+        database = await QueueDatabase.connect(args.queue, warn=_log)
     except QueueError as error:
         _log(str(error))
         return _EXIT_FAILED

@@ -26,7 +26,9 @@ that the manager holds (recovered by the store) and marks the others abandoned.
 Several nodes on one PostgreSQL (the manager has a lease; docs/decisions.md: Several
 nodes): every node keeps the Connect streams it holds in ``ladder_presence`` (renewed
 every fifth of the lease time), and one node at a time schedules: the one holding the
-ladder's advisory lock (:meth:`LadderStore.lead`, tried again by the others every tick).
+ladder's scheduling lease (:meth:`LadderStore.lead`: a row with an expiry by the
+database's clock, renewed every tick, taken over by another node's tick once expired, so
+a frozen node loses it within the lease time; every scheduling write is fenced by it).
 It sees the bots of every node through the presence rows, creates each match itself
 (so the match runs there, and its :class:`Assignment` names that node), pushes the
 assignments of its own streams and queues the others in ``ladder_assignments``, which
@@ -73,11 +75,12 @@ from botarena.server.match import (
     MatchNotFoundError,
     MatchSettings,
     Policies,
+    StoreUnavailableError,
     TimeControl,
     TimeoutPolicy,
     TooManyMatchesError,
 )
-from botarena.server.store import StoredMatch
+from botarena.server.store import DatabaseUnavailableError, LeadLostError, StoredMatch
 from botarena.server.store.ladder import (
     BotRecord,
     LadderMatchRecord,
@@ -332,6 +335,7 @@ class Ladder:
         self._node = manager.lease
         self._renew_at = 0.0
         self._lead_at = 0.0
+        self._database_away = False
 
     # ------------------------------------------------------------------ bots
 
@@ -514,7 +518,9 @@ class Ladder:
             dropped = None if self._closing else self._wall_clock()
             try:
                 self.store.absent(bot_id, self._node.owner, dropped)
-            except Exception:  # the row goes stale anyway
+            except DatabaseUnavailableError as error:  # the row goes stale anyway
+                _logger.warning("ladder presence not updated", bot=bot_id, error=str(error))
+            except Exception:  # as above, but unexpected
                 _logger.exception("ladder presence not updated", bot=bot_id)
         if not self._closing:
             self._state.last_drop[bot_id] = self._wall_clock()
@@ -555,7 +561,10 @@ class Ladder:
         await asyncio.gather(*tasks, return_exceptions=True)
         if self._node is not None and self._state.leading:
             self._state.leading = False
-            self.store.release_lead()
+            try:
+                self.store.release_lead(self._node.owner)
+            except DatabaseUnavailableError:  # it expires by itself
+                _logger.warning("ladder scheduling lease not released: the database is away")
 
     def schedule_now(self) -> list[str]:
         """Run the scheduler once; return the ids of the matches it started (none on a
@@ -594,6 +603,16 @@ class Ladder:
                 if self._node is not None:
                     self._cluster_tick()
                 self.schedule_now()
+                if self._database_away:
+                    self._database_away = False
+                    _logger.info("ladder: the database is back")
+            except (DatabaseUnavailableError, StoreUnavailableError) as error:
+                # Tried again next tick; the leases keep what this node holds meanwhile.
+                if not self._database_away:
+                    self._database_away = True
+                    _logger.warning("ladder waits for the database", error=str(error))
+            except LeadLostError:  # another node took the lease over (this one froze)
+                self._lead(False)
             except Exception:  # a bad tick must not stop the ladder
                 _logger.exception("ladder tick failed")
             self._wake.clear()
@@ -636,7 +655,7 @@ class Ladder:
         self._give_back()
         if self._state.leading or now >= self._lead_at:
             self._lead_at = now + self.settings.tick_seconds
-            self._lead(self.store.lead())
+            self._lead(self.store.lead(node.owner, node.ttl))
         if self._state.leading:
             self._collect()
 
@@ -875,7 +894,13 @@ class Ladder:
             SeatRecord(seat=seat, bot_id=bot.bot_id, mu_before=bot.mu, sigma_before=bot.sigma)
             for seat, bot in enumerate(group)
         ]
-        self.store.add_match(match.match_id, game, now, seats)
+        leader = self._node.owner if self._node is not None else None
+        try:
+            self.store.add_match(match.match_id, game, now, seats, leader=leader)
+        except LeadLostError:
+            # Nobody is told of it: it ends abandoned once its join window has passed.
+            _logger.warning("ladder match not started: the scheduling lease was lost")
+            raise
         running = _Running(match.match_id, game, tuple(bot.bot_id for bot in group), now)
         _logger.info("ladder match started", match=match.match_id, bots=running.bot_ids)
         if self._node is not None:  # the end is collected from the store (_collect)
@@ -945,7 +970,11 @@ class Ladder:
             )
         finished = outcome.end_time if outcome.end_time is not None else self._wall_clock()
         self.store.record_result(
-            running.match_id, finished, results, pause_after=self.settings.pause_after
+            running.match_id,
+            finished,
+            results,
+            pause_after=self.settings.pause_after,
+            leader=self._node.owner if self._node is not None else None,
         )
         _logger.info("ladder match recorded", match=running.match_id, ranks=outcome.ranks)
 

@@ -36,6 +36,7 @@ from botarena.server.match._errors import (
     SeatTokenRequiredError,
     StaleStateVersionError,
     StateVersionAheadError,
+    StoreUnavailableError,
     TooManyMatchesError,
 )
 from botarena.server.match._hooks import GameHooks, GenericHooks, hooks_for, register_hooks
@@ -107,6 +108,7 @@ __all__ = [
     "SeatTokenRequiredError",
     "StaleStateVersionError",
     "StateVersionAheadError",
+    "StoreUnavailableError",
     "StreamItem",
     "SubmitResult",
     "TimeControl",

@@ -31,6 +31,7 @@ __all__ = [
     "SeatTokenRequiredError",
     "StaleStateVersionError",
     "StateVersionAheadError",
+    "StoreUnavailableError",
     "TooManyMatchesError",
 ]
 
@@ -47,6 +48,7 @@ class ErrorCategory(StrEnum):
     ABORTED = "ABORTED"
     OUT_OF_RANGE = "OUT_OF_RANGE"
     RESOURCE_EXHAUSTED = "RESOURCE_EXHAUSTED"
+    UNAVAILABLE = "UNAVAILABLE"
 
 
 class MatchError(Exception):
@@ -216,6 +218,21 @@ class TooManyMatchesError(MatchError):
             f"the server holds its limit of {limit} active matches {whose}; retry once "
             "some have ended",
             {"limit": scope, "max": str(limit)},
+        )
+        self.retry_after = retry_after
+
+
+class StoreUnavailableError(MatchError):
+    """The server cannot reach its database now (a restart of PostgreSQL): nothing the
+    call asked for is done or shown yet; retry it with backoff and the same
+    ``request_id``. ``retry_after`` is a hint in seconds. The database's own words (its
+    address among them) stay in the server's log: callers are told only this."""
+
+    category = ErrorCategory.UNAVAILABLE
+
+    def __init__(self, *, retry_after: float = 0.5) -> None:
+        super().__init__(
+            "STORE_UNAVAILABLE", "the server's database is unavailable for now; retry soon"
         )
         self.retry_after = retry_after
 

@@ -29,12 +29,22 @@ match another node runs raises :class:`MatchOnOtherNodeError` naming that node. 
 is its advertised address (``Lease.address``): started again there, it takes back the
 leases of its earlier start at once, expired or not (the earlier start, should it still
 run, is fenced out like any node that lost a lease).
+
+When the database is away (a PostgreSQL restart), a commit fails with
+:class:`StoreUnavailableError` (UNAVAILABLE, ``STORE_UNAVAILABLE``) to the caller, whose
+change stays in memory, unshown: the manager commits it again with backoff, and shows it
+once it is durable; a retried command (the same ``request_id``) first commits what waits,
+then gets its first answer. Meanwhile no timer applies a policy, and the decisions the
+held change opened get their whole time once shown: a seat is not charged for time it
+could not know it was on the clock. The lease heartbeat keeps trying too; it renews only the
+leases this node still owns, so the fence holds (docs/decisions.md: Database faults).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
+import math
 import secrets
 import time
 from collections import Counter, OrderedDict
@@ -64,6 +74,7 @@ from botarena.server.match._errors import (
     RequestIdUsedError,
     SeatTokenRequiredError,
     StateVersionAheadError,
+    StoreUnavailableError,
 )
 from botarena.server.match._hooks import GameHooks
 from botarena.server.match._match import (
@@ -86,7 +97,14 @@ from botarena.server.match._persistence import (
     stored_seats,
 )
 from botarena.server.match._settings import MatchSettings
-from botarena.server.store import Lease, LeaseLostError, Store, StoredEvent, StoredMatch
+from botarena.server.store import (
+    DatabaseUnavailableError,
+    Lease,
+    LeaseLostError,
+    Store,
+    StoredEvent,
+    StoredMatch,
+)
 from botarena.server.text import name_problem
 
 __all__ = ["MatchManager", "StreamItem"]
@@ -99,6 +117,10 @@ _TIMER_MARGIN = 0.001
 # The longest a bystander's stream waits for a deciding seat's stream (module docstring).
 _MAX_DEFERRAL = 0.05
 _CREATE_CACHE_SIZE = 1024
+# Commits that failed because the database was away are tried again after this many
+# seconds, doubling up to _RECOMMIT_MAX.
+_RECOMMIT_FIRST = 0.1
+_RECOMMIT_MAX = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +162,12 @@ class _Slot:
     listeners: Counter[Seat | None] = field(default_factory=Counter)
     # Another node took the match's lease: this slot is dropped, its streams end.
     lost: bool = False
+    # The commit is tried again later (the database was away; _recommit), the last one
+    # may or may not have been kept (_settle_doubt), and the clocks of the decisions it
+    # holds back start once they are shown (Match.restart_unshown_clocks).
+    recommit: asyncio.TimerHandle | None = None
+    in_doubt: bool = False
+    held: bool = False
 
     def serve(self) -> None:
         """Let bystanders' streams go on."""
@@ -308,8 +336,10 @@ class MatchManager:
 
         Raises:
             MatchNotFoundError: No such match.
+            StoreUnavailableError: A change of the match waits for the database.
         """
         match = self.get(match_id)
+        self._commit_waiting(match_id)
         version = match.state_version
         if seat is None:
             match.expire()
@@ -536,6 +566,7 @@ class MatchManager:
             MatchError: Everything :meth:`Match.submit` raises.
         """
         match = self._authenticated_match(match_id, token)
+        self._commit_waiting(match_id)
         version = match.state_version
         try:
             result = match.submit(
@@ -565,6 +596,9 @@ class MatchManager:
                 self.store.record(match_id, (), stored_seats(match), lease=self.lease)
             except LeaseLostError:
                 raise self._lose(slot) from None
+            except DatabaseUnavailableError as error:
+                _logger.warning("seat token not reissued", match=match_id, error=str(error))
+                raise StoreUnavailableError() from None
         _logger.info("seat token reissued", match=match_id, seat=seat)
         return token
 
@@ -578,6 +612,7 @@ class MatchManager:
     ) -> ResignResult:
         """Resign the token's seat (see :meth:`Match.resign`); wakes streams and timers."""
         match = self._authenticated_match(match_id, token)
+        self._commit_waiting(match_id)
         version = match.state_version
         try:
             return match.resign(token, request_id=request_id, reason=reason)
@@ -673,14 +708,20 @@ class MatchManager:
                 recovered += 1
         return recovered
 
-    def maintain_leases(self) -> tuple[list[str], list[str]]:
+    def maintain_leases(self, *, claim: bool = True) -> tuple[list[str], list[str]]:
         """Renew this node's leases, drop the matches whose lease another node took, and
         take over (replaying their logs) the matches of nodes that stopped renewing.
 
         Call it every fraction of the lease time (:meth:`run_leases` does).
 
+        Args:
+            claim: Take over expired leases too (``False``: renew only).
+
         Returns:
             The matches lost, and the matches taken over.
+
+        Raises:
+            DatabaseUnavailableError: The database is away; nothing was dropped.
         """
         if self.store is None or self.lease is None:
             return [], []
@@ -692,14 +733,34 @@ class MatchManager:
         ]
         for match_id in lost:
             self._lose(self._slots[match_id])
+        if not claim:
+            return lost, []
         return lost, self._take_over(self.store.claim_leases(self.lease))
 
     async def run_leases(self, interval: float) -> None:
         """Call :meth:`maintain_leases` every ``interval`` seconds until cancelled (a
-        failure is logged and tried again next time)."""
+        failure is logged and tried again next time).
+
+        After the database was away, it only renews for one lease time: every node's
+        leases expired alike during a long outage, and each node that lives keeps its own
+        matches (it renews within that time) rather than the quickest one taking them
+        all over; a node that died meanwhile loses its matches one lease time later.
+        """
+        away = False
+        claim_from = 0.0
+        ttl = self.lease.ttl if self.lease is not None else 0.0
         while True:
             try:
-                self.maintain_leases()
+                self.maintain_leases(claim=time.monotonic() >= claim_from)
+                if away:
+                    _logger.info("lease heartbeat: the database is back")
+                    claim_from = time.monotonic() + ttl
+                away = False
+            except DatabaseUnavailableError as error:
+                if not away:
+                    _logger.warning("lease heartbeat waits for the database", error=str(error))
+                away = True
+                claim_from = math.inf
             except Exception:
                 _logger.exception("lease heartbeat failed")
             await asyncio.sleep(interval)
@@ -911,14 +972,17 @@ class MatchManager:
     def _commit(self, slot: _Slot) -> None:
         """Write what changed since the last commit in one transaction (with a store)."""
         match = slot.match
+        shown = slot.durable_version
         if self.store is not None and self._codec is not None:
-            game, codec = match.settings.game, self._codec
-            events = [
-                stored_event(entry, game, codec)
-                for entry in match.entries_after(slot.durable_version)
-            ]
-            if events:
-                try:
+            try:
+                if slot.in_doubt:
+                    self._settle_doubt(slot)
+                game, codec = match.settings.game, self._codec
+                events = [
+                    stored_event(entry, game, codec)
+                    for entry in match.entries_after(slot.durable_version)
+                ]
+                if events:
                     self.store.record(
                         match.match_id,
                         events,
@@ -926,14 +990,79 @@ class MatchManager:
                         stored_result(match),
                         lease=self.lease,
                     )
-                except LeaseLostError:
-                    raise self._lose(slot) from None
-                except Exception:
-                    # Memory is ahead of the store: nothing more is shown until a later
-                    # commit (which writes these entries too) succeeds.
-                    _logger.exception("commit failed", match=match.match_id)
-                    raise
+            except LeaseLostError:
+                raise self._lose(slot) from None
+            except DatabaseUnavailableError as error:
+                # Memory is ahead of the store: nothing more is shown until a later
+                # commit (which writes these entries too) succeeds; one is due soon. A
+                # commit cut off on its way may have been kept: the next one looks first.
+                slot.in_doubt = slot.held = True
+                if slot.recommit is None:
+                    _logger.warning(
+                        "commit waits for the database", match=match.match_id, error=str(error)
+                    )
+                    self._recommit_later(match.match_id, _RECOMMIT_FIRST)
+                raise StoreUnavailableError() from None
+            except Exception:
+                # As above, without a retry of its own: the next command's commit.
+                _logger.exception("commit failed", match=match.match_id)
+                raise
+        if slot.held:
+            # The decisions opened while the database was away are shown only now.
+            slot.held = False
+            match.restart_unshown_clocks(shown)
         slot.durable_version = match.state_version
+
+    def _settle_doubt(self, slot: _Slot) -> None:
+        """After a commit that failed as unavailable, take the entries the store kept of
+        it (the commit may have happened, only its answer lost) as durable."""
+        assert self.store is not None
+        stored = self.store.load_match(slot.match.match_id)
+        if stored is not None and stored.state_version > slot.durable_version:
+            slot.durable_version = stored.state_version
+        slot.in_doubt = False
+
+    def _commit_waiting(self, match_id: str) -> None:
+        """Commit, and show, a change that waits for the database, if any (a retried
+        command must not be answered before its first try's change is durable).
+
+        Raises:
+            StoreUnavailableError: The database is still away.
+        """
+        slot = self._slots.get(match_id)
+        if slot is not None and slot.held and slot.durable_version < slot.match.state_version:
+            self._commit(slot)
+            self._changed(match_id)
+
+    def _recommit_later(self, match_id: str, delay: float) -> None:
+        slot = self._slots[match_id]
+        slot.recommit = asyncio.get_running_loop().call_later(
+            delay, self._recommit, match_id, delay, context=contextvars.Context()
+        )
+
+    def _recommit(self, match_id: str, delay: float) -> None:
+        """Try again a commit the database was away for; once it is durable, show it."""
+        slot = self._slots.get(match_id)
+        if slot is None or slot.lost or self._closed:
+            return
+        if slot.durable_version >= slot.match.state_version:
+            slot.recommit = None
+            return  # a command's commit got there first
+        try:
+            self._commit(slot)  # slot.recommit still set: a failure schedules nothing
+        except StoreUnavailableError:
+            self._recommit_later(match_id, min(delay * 2, _RECOMMIT_MAX))
+            return
+        except MatchError:
+            return  # another node holds the match now (_lose)
+        except Exception:
+            slot.recommit = None  # logged by _commit; the next command's commit tries again
+            return
+        finally:
+            if slot.durable_version >= slot.match.state_version:
+                slot.recommit = None
+        _logger.info("commit done after the database came back", match=match_id)
+        self._changed(match_id)
 
     def _authenticated_match(self, match_id: str, token: str | None) -> Match:
         # AIP-193 order: a missing credential is reported before the resource is looked up.
@@ -995,6 +1124,8 @@ class MatchManager:
             return
         slot.timer = None
         match = slot.match
+        if slot.held:
+            return  # a change waits for the database: re-armed once shown (_recommit)
         before = match.state_version
         match.expire()
         for entry in match.entries_after(before):
@@ -1003,6 +1134,8 @@ class MatchManager:
             self._commit(slot)
         except MatchOnOtherNodeError:
             return  # another node runs it now (_lose)
+        except StoreUnavailableError:
+            return  # shown, and the timer re-armed, once committed (_recommit)
         self._changed(match_id)
 
     def _retire(self, match: Match, *, announce: bool = True) -> None:

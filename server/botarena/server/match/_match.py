@@ -538,6 +538,17 @@ class Match:
                 self._decision_clock.start(decision, now, self._wall_clock())
         return changed
 
+    def restart_unshown_clocks(self, shown_version: int, now: float | None = None) -> None:
+        """Start again, with their whole limit and bank, the clocks of the decisions
+        requested after ``shown_version``: their seats could not be told of them (the
+        manager shows only what is committed, and the database was away), so they were
+        not on the clock yet. A seat that has not shown up keeps its join deadline."""
+        now = self._clock() if now is None else now
+        wall_now = self._wall_clock()
+        for seat, decision in self._pending.items():
+            if decision.requested_version > shown_version and self._attendance.joined(seat):
+                self._decision_clock.start(decision, now, wall_now)
+
     def _forfeited(self) -> list[bool]:
         return [data.forfeited for data in self._seats]
 

@@ -4,7 +4,9 @@
 Every :class:`~botarena.server.match.MatchError` becomes a status whose code is the
 error's category and whose details hold ``ErrorInfo(reason, domain="botarena",
 metadata)``, plus ``BadRequest`` naming the field for invalid arguments
-(grpc ``examples/python/errors``; match_service.proto: ErrorReason).
+(grpc ``examples/python/errors``; match_service.proto: ErrorReason). A database that
+cannot be reached, wherever the call met it, is UNAVAILABLE with ``STORE_UNAVAILABLE``
+(never UNKNOWN): clients retry it like any transient failure.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from botarena.server.match import InvalidRequestError, MatchError
+from botarena.server.match import InvalidRequestError, MatchError, StoreUnavailableError
+from botarena.server.store import DatabaseUnavailableError
 
 __all__ = ["DOMAIN", "abort", "handle_errors", "handle_stream_errors", "refuse", "status_of"]
 
@@ -118,6 +121,9 @@ def handle_errors(
             return await method(self, request, context)
         except MatchError as error:
             return cast(_ResponseT, refuse(context, error))
+        except DatabaseUnavailableError as error:
+            _logger.debug("database unavailable", rpc=method.__name__, error=str(error))
+            return cast(_ResponseT, refuse(context, StoreUnavailableError()))
         except Exception:
             # grpc answers UNKNOWN without saying why; the operator needs the traceback.
             _log_unexpected(method.__name__)
@@ -147,6 +153,9 @@ def handle_stream_errors(
                 yield response
         except MatchError as error:
             await abort(context, error)
+        except DatabaseUnavailableError as error:
+            _logger.debug("database unavailable", rpc=method.__name__, error=str(error))
+            await abort(context, StoreUnavailableError())
         except Exception:
             _log_unexpected(method.__name__)
             raise

@@ -13,7 +13,13 @@ grpc (DESIGN.md: Persistence and scale).
 from __future__ import annotations
 
 from botarena.server.store._database import is_postgres_url, redacted_url
-from botarena.server.store._errors import LeaseLostError, SchemaTooNewError, StoreError
+from botarena.server.store._errors import (
+    DatabaseUnavailableError,
+    LeadLostError,
+    LeaseLostError,
+    SchemaTooNewError,
+    StoreError,
+)
 from botarena.server.store._postgres import PostgresStore
 from botarena.server.store._protocol import Store
 from botarena.server.store._records import (
@@ -32,6 +38,8 @@ __all__ = [
     "MATCHES_V1",
     "MEMORY",
     "MIGRATIONS",
+    "DatabaseUnavailableError",
+    "LeadLostError",
     "Lease",
     "LeaseHolder",
     "LeaseLostError",

@@ -9,7 +9,10 @@ writes run in :meth:`Database.transaction`, which nests: a transaction opened in
 another (on the same thread) is part of it.
 
 Both raise :class:`StoreError` for a broken constraint, so the code above never names a
-driver's exceptions.
+driver's exceptions. :class:`PostgresDatabase` raises :class:`DatabaseUnavailableError`
+when the server cannot be reached (it restarts): at once, without waiting for the pool,
+for a moment after each such failure, so a server whose database is away answers its
+callers quickly instead of stalling its event loop on every call.
 """
 
 from __future__ import annotations
@@ -18,10 +21,11 @@ import contextlib
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from typing import Any, Literal, Protocol
 
-from botarena.server.store._errors import StoreError
+from botarena.server.store._errors import DatabaseUnavailableError, StoreError
 
 __all__ = [
     "NOW",
@@ -91,17 +95,6 @@ class Database(Protocol):
         """
         ...
 
-    def hold_lock(self, key: int) -> bool:
-        """Take, or confirm that this database still holds, the lock ``key``: a
-        PostgreSQL session advisory lock on a connection of its own, kept until
-        :meth:`release_lock` or :meth:`close` (or until the process dies, when the
-        server ends its session). SQLite has one process: always ``True``."""
-        ...
-
-    def release_lock(self, key: int) -> None:
-        """Let the lock ``key`` go, if held."""
-        ...
-
     def close(self) -> None:
         """Close every connection."""
         ...
@@ -158,12 +151,6 @@ class SqliteDatabase:
             raise
         self.connection.execute("COMMIT")
 
-    def hold_lock(self, key: int) -> bool:
-        return True
-
-    def release_lock(self, key: int) -> None:
-        return None
-
     def close(self) -> None:
         self.connection.close()
 
@@ -204,8 +191,29 @@ def _postgres(sql: str) -> str:
     return translated
 
 
+# A borrow waits this long for a pooled connection (the event loop waits with it: the
+# loop uses one connection at a time, so only a database away leaves none), and the pool
+# gives up a reconnect attempt (its backoff doubles from 1 s) after _RECONNECT_TIMEOUT
+# and starts a fresh one on the next borrow: a database back from a restart is used
+# again within about a second (docs/decisions.md: Database faults).
+_BORROW_TIMEOUT = 0.25
+_RECONNECT_TIMEOUT = 1.0
+# After the database was found away, calls fail at once for this long.
+_AWAY_PAUSE = 0.5
+# Every session: a transaction left open for 2 s (its node froze, SIGSTOP, between two
+# statements) is ended by the server, which lets its row locks go (a lease's, the
+# ladder's), and a statement waits at most 1 s for a row lock (the event loop waits with
+# it) before it fails as the database being away for now; TCP keepalives notice a peer
+# that vanished (docs/decisions.md: Database faults).
+_SESSION_OPTIONS = "-c idle_in_transaction_session_timeout=2000 -c lock_timeout=1000"
+_KEEPALIVES = {"keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2}
+
+
 class PostgresDatabase:
     """A pool of autocommit psycopg connections to one PostgreSQL database.
+
+    A statement that cannot reach the server raises :class:`DatabaseUnavailableError`;
+    the pool replaces its broken connections by itself once the server is back.
 
     Args:
         url: ``postgresql://user@host:port/database`` (libpq's URI form).
@@ -220,24 +228,29 @@ class PostgresDatabase:
 
     def __init__(self, url: str, *, max_connections: int = 4) -> None:
         import psycopg
+        import psycopg.errors
         import psycopg_pool
 
         self.url = url
         self.errors: tuple[type[Exception], ...] = (psycopg.Error,)
         self._integrity_error = psycopg.IntegrityError
+        # PoolTimeout is an OperationalError too: no connection within _BORROW_TIMEOUT.
+        self._unreachable = psycopg.OperationalError
+        # Waits that ran out, on a database that is there: no pause after them.
+        self._timed_out = (psycopg.errors.LockNotAvailable, psycopg.errors.QueryCanceled)
+        self._away_until = 0.0
+        self._away_reason = ""
         self._local = threading.local()
-        # Advisory locks by key, each on its own connection (a pooled one would hand
-        # the session, and with it the lock, to whoever borrows it next).
-        self._locks: dict[int, Any] = {}
-        self._lockers: dict[int, Any] = {}
         try:
             self._pool = psycopg_pool.ConnectionPool(
                 url,
                 min_size=1,
                 max_size=max_connections,
-                kwargs={"autocommit": True},
+                kwargs={"autocommit": True, "options": _SESSION_OPTIONS, **_KEEPALIVES},
                 open=False,
                 name="botarena",
+                timeout=_BORROW_TIMEOUT,
+                reconnect_timeout=_RECONNECT_TIMEOUT,
             )
             self._pool.open(wait=True, timeout=10.0)
         except (psycopg.Error, psycopg_pool.PoolTimeout) as error:
@@ -246,12 +259,31 @@ class PostgresDatabase:
             ) from error
 
     @contextlib.contextmanager
+    def _connection(self) -> Iterator[Any]:
+        """A pooled connection; the server unreachable comes out as
+        :class:`DatabaseUnavailableError` (at once while it was just found away)."""
+        if time.monotonic() < self._away_until:
+            raise DatabaseUnavailableError(self._away_reason)
+        try:
+            with self._pool.connection() as connection:
+                yield connection
+        except self._unreachable as error:
+            detail = str(error).strip().splitlines()
+            reason = (
+                f"the database {redacted_url(self.url)} is unavailable: "
+                f"{detail[0] if detail else type(error).__name__}"
+            )
+            if not isinstance(error, self._timed_out):
+                self._away_until, self._away_reason = time.monotonic() + _AWAY_PAUSE, reason
+            raise DatabaseUnavailableError(reason) from error
+
+    @contextlib.contextmanager
     def session(self) -> Iterator[Session]:
         current: _PostgresSession | None = getattr(self._local, "session", None)
         if current is not None:
             yield current
             return
-        with self._pool.connection() as connection:
+        with self._connection() as connection:
             yield _PostgresSession(connection)
 
     @contextlib.contextmanager
@@ -260,7 +292,7 @@ class PostgresDatabase:
         if current is not None:
             yield current  # part of the caller's transaction
             return
-        with self._pool.connection() as connection:
+        with self._connection() as connection:
             session = _PostgresSession(connection)
             self._local.session = session
             try:
@@ -271,42 +303,7 @@ class PostgresDatabase:
             finally:
                 self._local.session = None
 
-    def hold_lock(self, key: int) -> bool:
-        import psycopg
-
-        if key in self._locks:
-            try:
-                self._locks[key].execute("SELECT 1")
-                return True
-            except psycopg.Error:  # the session, and the lock with it, is gone
-                self._drop_lock(key)
-        try:
-            connection = self._lockers.get(key)
-            if connection is None or connection.closed:
-                connection = self._lockers[key] = psycopg.connect(
-                    self.url, autocommit=True, connect_timeout=5
-                )
-            row = connection.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
-        except psycopg.Error:
-            self._drop_lock(key)
-            return False
-        if row is None or not row[0]:
-            return False
-        self._locks[key] = self._lockers.pop(key)
-        return True
-
-    def release_lock(self, key: int) -> None:
-        self._drop_lock(key)
-
-    def _drop_lock(self, key: int) -> None:
-        for held in (self._locks, self._lockers):
-            connection = held.pop(key, None)
-            if connection is not None:
-                connection.close()  # ending the session releases its advisory locks
-
     def close(self) -> None:
-        for key in [*self._locks, *self._lockers]:
-            self._drop_lock(key)
         self._pool.close()
 
 

@@ -1,12 +1,26 @@
-"""The store's errors: a database that cannot be opened or is newer than the code."""
+"""The store's errors: a database that cannot be opened, is away for now or is newer
+than the code, and writes fenced out by a lease another node holds."""
 
 from __future__ import annotations
 
-__all__ = ["LeaseLostError", "SchemaTooNewError", "StoreError"]
+__all__ = [
+    "DatabaseUnavailableError",
+    "LeadLostError",
+    "LeaseLostError",
+    "SchemaTooNewError",
+    "StoreError",
+]
 
 
 class StoreError(Exception):
     """The database cannot be used; the message says why and what to do."""
+
+
+class DatabaseUnavailableError(StoreError):
+    """The database cannot be reached now (it restarts, or the network to it is down):
+    the operation did not happen, or, for a commit cut off on its way, may have. Retry
+    it with backoff; psycopg-pool reconnects on its own (docs/decisions.md: Database
+    faults)."""
 
 
 class SchemaTooNewError(StoreError):
@@ -33,3 +47,13 @@ class LeaseLostError(StoreError):
     def __init__(self, match_id: str) -> None:
         super().__init__(f"the lease of match {match_id} is held by another node")
         self.match_id = match_id
+
+
+class LeadLostError(StoreError):
+    """A ladder scheduling write by a node that no longer holds the ladder's lease:
+    another node schedules now (it took the lease over after it expired), and nothing of
+    the write was kept."""
+
+    def __init__(self, owner: str) -> None:
+        super().__init__(f"node {owner} no longer holds the ladder's scheduling lease")
+        self.owner = owner

@@ -216,7 +216,7 @@ CLUSTER: Migration = (
 
 LADDER_CLUSTER: Migration = (
     # Which node holds each bot's Connect stream (docs/decisions.md: Several nodes), so
-    # that the one node that schedules (the ladder's advisory lock) sees the bots of
+    # that the one node that schedules (the ladder's lease, migration 9) sees the bots of
     # every node: the node's lease owner id, the capacity and resume_seats of the
     # stream, a generation that grows with every Connect (a reconnect), when the node
     # last renewed the row and when the stream ended (NULL while open); times are the
@@ -268,6 +268,21 @@ LADDER_BOARD: Migration = (
 )
 """Migration 8: the leaderboard's order as an index."""
 
+LADDER_LEAD: Migration = (
+    # The ladder's scheduling lease (docs/decisions.md: Database faults), replacing a
+    # PostgreSQL advisory lock that a frozen node kept for as long as its session
+    # lived: one row, the node that schedules (its match lease owner id) and when its
+    # lease ends, in epoch seconds by the database's clock like match_leases.expiry.
+    # The leader renews it every tick, another node takes it once expired, and every
+    # scheduling write checks it in its own transaction.
+    """CREATE TABLE ladder_lead (
+        id INTEGER PRIMARY KEY,
+        owner TEXT NOT NULL,
+        expiry DOUBLE PRECISION NOT NULL
+    )""",
+)
+"""Migration 9: the ladder's scheduling lease."""
+
 MIGRATIONS: Sequence[Migration] = (
     MATCHES_V1,
     LADDER_V1,
@@ -277,6 +292,7 @@ MIGRATIONS: Sequence[Migration] = (
     LADDER_CLUSTER,
     LADDER_RESUME,
     LADDER_BOARD,
+    LADDER_LEAD,
 )
 """Every migration in order; append new ones at the end."""
 

@@ -15,8 +15,8 @@ from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from botarena.server.store._database import Database
-from botarena.server.store._errors import StoreError
+from botarena.server.store._database import NOW, Database, Session
+from botarena.server.store._errors import LeadLostError, StoreError
 
 __all__ = [
     "LEADERBOARD_ORDER",
@@ -204,9 +204,6 @@ along it rather than a sort of every bot."""
 # At most this many ids in one ``IN (...)`` list (SQLite allows 32,766 parameters).
 _IDS_PER_QUERY = 500
 
-# Any constant: the advisory lock the node that schedules the ladder holds.
-_LADDER_LOCK = 0x6274_6172_656E_6102
-
 _BOT_COLUMNS = (
     "bot_id, name, owner, game, secret_hash, mu, sigma, games, wins, score_sum, timeouts, "
     "crashes, bad_streak, paused"
@@ -286,9 +283,20 @@ class LadderStore(Protocol):
         ...
 
     def add_match(
-        self, match_id: str, game: str, started: float, seats: Sequence[SeatRecord]
+        self,
+        match_id: str,
+        game: str,
+        started: float,
+        seats: Sequence[SeatRecord],
+        *,
+        leader: str | None = None,
     ) -> None:
-        """Record a new ladder match and its seats (no result yet)."""
+        """Record a new ladder match and its seats (no result yet); with ``leader``, only
+        while that node holds the scheduling lease (:meth:`lead`).
+
+        Raises:
+            LeadLostError: ``leader`` does not hold the lease; nothing was written.
+        """
         ...
 
     def record_result(
@@ -298,9 +306,10 @@ class LadderStore(Protocol):
         results: Sequence[SeatResult],
         *,
         pause_after: int,
+        leader: str | None = None,
     ) -> None:
         """Store a finished match's result and update every seat's bot, in one transaction
-        (nothing when it has one already)."""
+        (nothing when it has one already); ``leader`` fences it as in :meth:`add_match`."""
         ...
 
     def abandon(self, match_id: str, finished: float) -> None:
@@ -340,13 +349,14 @@ class LadderStore(Protocol):
 
     # Several nodes on one database (docs/decisions.md: Several nodes).
 
-    def lead(self) -> bool:
-        """Take, or confirm holding, the ladder's lock: the one node that holds it
-        schedules and writes ratings (a PostgreSQL advisory lock; SQLite: always)."""
+    def lead(self, owner: str, ttl: float) -> bool:
+        """Take, or renew, the ladder's scheduling lease for ``ttl`` seconds by the
+        database's clock; return whether ``owner`` holds it now. The one node holding
+        it schedules and writes ratings; another takes it once it has expired."""
         ...
 
-    def release_lead(self) -> None:
-        """Let the ladder's lock go, if held."""
+    def release_lead(self, owner: str) -> None:
+        """Let the scheduling lease of ``owner`` expire now, if it holds it."""
         ...
 
     def present(
@@ -409,6 +419,7 @@ class SqlLadderStore:
 
     def __init__(self, database: Database) -> None:
         self.database = database
+        self._now = NOW[database.dialect]
 
     # ------------------------------------------------------------------ bots
 
@@ -499,10 +510,17 @@ class SqlLadderStore:
     # ------------------------------------------------------------------ matches
 
     def add_match(
-        self, match_id: str, game: str, started: float, seats: Sequence[SeatRecord]
+        self,
+        match_id: str,
+        game: str,
+        started: float,
+        seats: Sequence[SeatRecord],
+        *,
+        leader: str | None = None,
     ) -> None:
-        """Record a new ladder match and its seats (no result yet)."""
+        """Record a new ladder match and its seats (see ``LadderStore``)."""
         with self.database.transaction() as db:
+            self._fence(db, leader)
             db.run(
                 "INSERT INTO ladder_matches (match_id, game, started) VALUES (?, ?, ?)",
                 (match_id, game, started),
@@ -526,8 +544,10 @@ class SqlLadderStore:
         results: Sequence[SeatResult],
         *,
         pause_after: int,
+        leader: str | None = None,
     ) -> None:
-        """Store a finished match's result and update every seat's bot, in one transaction.
+        """Store a finished match's result and update every seat's bot, in one transaction
+        (fenced by ``leader``'s scheduling lease when given).
 
         A bot's bad streak grows with a match it timed out or crashed in and resets
         otherwise; the bot is paused once the streak reaches ``pause_after``.
@@ -536,8 +556,9 @@ class SqlLadderStore:
         if seats is None or seats.finished is not None:
             return
         with self.database.transaction() as db:
+            self._fence(db, leader)
             # The guard is part of the write: of two writers at once (a scheduling node
-            # that lost its lock and does not know it yet), the second changes nothing.
+            # that lost its lease and does not know it yet), the second changes nothing.
             if (
                 db.run(
                     "UPDATE ladder_matches SET finished = ? "
@@ -695,13 +716,37 @@ class SqlLadderStore:
 
     # ------------------------------------------------------------------ several nodes
 
-    def lead(self) -> bool:
-        """Take, or confirm holding, the ladder's lock (see ``LadderStore``)."""
-        return self.database.hold_lock(_LADDER_LOCK)
+    def lead(self, owner: str, ttl: float) -> bool:
+        """Take or renew the scheduling lease (see ``LadderStore``)."""
+        with self.database.transaction() as db:
+            # One statement: of two nodes at once the row lock orders them, and the
+            # second sees the first's fresh lease (docs/decisions.md: Database faults).
+            row = db.row(
+                f"INSERT INTO ladder_lead (id, owner, expiry) VALUES (1, ?, {self._now} + ?) "
+                "ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, expiry = excluded.expiry "
+                f"WHERE ladder_lead.owner = excluded.owner OR ladder_lead.expiry < {self._now} "
+                "RETURNING owner",
+                (owner, ttl),
+            )
+        return row is not None
 
-    def release_lead(self) -> None:
-        """Let the ladder's lock go, if held."""
-        self.database.release_lock(_LADDER_LOCK)
+    def release_lead(self, owner: str) -> None:
+        """Let ``owner``'s scheduling lease expire now (see ``LadderStore``)."""
+        with self.database.transaction() as db:
+            db.run("UPDATE ladder_lead SET expiry = 0 WHERE id = 1 AND owner = ?", (owner,))
+
+    def _fence(self, db: Session, leader: str | None) -> None:
+        """Raise :class:`LeadLostError` unless ``leader`` (if any) holds an unexpired
+        scheduling lease; the row lock this takes orders the write against a takeover."""
+        if leader is None:
+            return
+        held = db.run(
+            f"UPDATE ladder_lead SET owner = owner WHERE id = 1 AND owner = ? "
+            f"AND expiry >= {self._now}",
+            (leader,),
+        )
+        if held != 1:
+            raise LeadLostError(leader)
 
     def present(
         self, bot_id: str, node: str, capacity: int, resume_seats: bool, now: float

@@ -2,7 +2,10 @@
 
 :func:`local_postgres` runs ``initdb`` into a fresh data directory, starts ``postgres``
 listening on 127.0.0.1 only (a free port; its socket inside the data directory), yields
-the server's URL and stops it (``pg_ctl stop -m fast``), also when the body raises. The
+the server's URL and stops it (``pg_ctl stop -m fast``), also when the body raises.
+:func:`running_postgres` yields a :class:`LocalPostgres` instead, which can also be
+stopped (fast, or ``immediate``: a crash) and started again on the same port and data,
+for tests and measurements of a database restart. The
 binaries come from the ``pgserver`` wheel (a dev extra; it bundles them) or, without it,
 from the first ``initdb`` on ``PATH`` or in Debian's ``/usr/lib/postgresql/*/bin``.
 PostgreSQL refuses to run as root: as root the server runs as the system user
@@ -14,6 +17,7 @@ server of its own (see ``tests/conftest.py``); this module does not read it.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import pwd
@@ -22,12 +26,22 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
-__all__ = ["PostgresNotFoundError", "find_postgres_bin", "local_postgres", "scratch_database"]
+__all__ = [
+    "LocalPostgres",
+    "PostgresNotFoundError",
+    "find_postgres_bin",
+    "local_postgres",
+    "running_postgres",
+    "scratch_database",
+]
 
 SYSTEM_USER = "botarena-pg"
 DATABASE_USER = "botarena"
@@ -92,6 +106,56 @@ def _make_traversable(folder: Path) -> None:
             parent.chmod(mode | 0o011)
 
 
+@dataclass(frozen=True, slots=True)
+class LocalPostgres:
+    """A throwaway server :func:`running_postgres` started.
+
+    Attributes:
+        url: Database ``postgres``, user ``botarena``.
+        port: Its port on 127.0.0.1 (kept across :meth:`stop` and :meth:`start`).
+    """
+
+    url: str
+    port: int
+    binaries: Path
+    data: Path
+    user: str | None
+
+    def stop(self, mode: Literal["smart", "fast", "immediate"] = "fast") -> None:
+        """Stop the server: ``fast`` ends the sessions and shuts down cleanly,
+        ``immediate`` quits at once like a crash (the next start recovers from WAL).
+
+        Raises:
+            RuntimeError: ``pg_ctl stop`` failed (its output says why).
+        """
+        stopped = _pg_ctl(self.binaries, self.user, "-D", str(self.data), "-m", mode, "-w", "stop")
+        if stopped.returncode != 0:
+            raise RuntimeError(
+                f"pg_ctl stop -m {mode} failed ({stopped.returncode}): "
+                f"{stopped.stdout}{stopped.stderr}"
+            )
+
+    def outage(self, mode: Literal["fast", "immediate"], seconds: float) -> float:
+        """Stop the server (:meth:`stop`), wait ``seconds``, start it again; return the
+        wall-clock time it serves again."""
+        self.stop(mode)
+        try:
+            time.sleep(seconds)
+        finally:
+            self.start()
+        return time.time()
+
+    def start(self) -> None:
+        """Start the stopped server again, on the same port and data directory.
+
+        Raises:
+            RuntimeError: It did not start.
+        """
+        error = _start_on(self.binaries, self.data, self.user, self.port)
+        if error is not None:
+            raise RuntimeError(f"PostgreSQL did not start again:\n{error}")
+
+
 @contextmanager
 def local_postgres(data_dir: Path | None = None, *, attempts: int = 3) -> Iterator[str]:
     """Start a PostgreSQL server on 127.0.0.1; yield its URL; stop it on exit.
@@ -100,6 +164,13 @@ def local_postgres(data_dir: Path | None = None, *, attempts: int = 3) -> Iterat
     afterwards. The URL names database ``postgres`` and user ``botarena`` (trust
     authentication, reachable only from this machine).
     """
+    with running_postgres(data_dir, attempts=attempts) as server:
+        yield server.url
+
+
+@contextmanager
+def running_postgres(data_dir: Path | None = None, *, attempts: int = 3) -> Iterator[LocalPostgres]:
+    """:func:`local_postgres`, yielding the :class:`LocalPostgres` (to stop and start)."""
     binaries = find_postgres_bin()
     user = _run_as()
     with tempfile.TemporaryDirectory(prefix="botarena-pg-", dir=data_dir) as scratch:
@@ -125,15 +196,14 @@ def local_postgres(data_dir: Path | None = None, *, attempts: int = 3) -> Iterat
             user=user,
         )
         port = _start(binaries, data, user, attempts)
+        server = LocalPostgres(
+            f"postgresql://{DATABASE_USER}@127.0.0.1:{port}/postgres", port, binaries, data, user
+        )
         try:
-            yield f"postgresql://{DATABASE_USER}@127.0.0.1:{port}/postgres"
+            yield server
         finally:
-            subprocess.run(
-                [str(binaries / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"],
-                check=False,
-                capture_output=True,
-                user=user,
-            )
+            with contextlib.suppress(RuntimeError):  # not running (a test stopped it)
+                server.stop()
 
 
 def _start(binaries: Path, data: Path, user: str | None, attempts: int) -> int:
@@ -141,31 +211,34 @@ def _start(binaries: Path, data: Path, user: str | None, attempts: int) -> int:
     error = ""
     for _ in range(attempts):
         port = _free_port()
-        options = f"-h 127.0.0.1 -p {port} -k {data} -c fsync=off -c max_connections=200"
-        started = subprocess.run(
-            [
-                str(binaries / "pg_ctl"),
-                "-D",
-                str(data),
-                "-o",
-                options,
-                "-l",
-                str(data / "server.log"),
-                "-w",
-                "-t",
-                "30",
-                "start",
-            ],
-            check=False,
-            capture_output=True,
-            text=True,
-            user=user,
-        )
-        if started.returncode == 0:
+        failure = _start_on(binaries, data, user, port)
+        if failure is None:
             return port
-        log = data / "server.log"
-        error = started.stderr + (log.read_text() if log.exists() else "")
+        error = failure
     raise RuntimeError(f"PostgreSQL did not start in {attempts} attempts:\n{error}")
+
+
+def _start_on(binaries: Path, data: Path, user: str | None, port: int) -> str | None:
+    """Start the server on ``port``; return ``None``, or why it did not start."""
+    options = f"-h 127.0.0.1 -p {port} -k {data} -c fsync=off -c max_connections=200"
+    log = data / "server.log"
+    started = _pg_ctl(
+        binaries, user, "-D", str(data), "-o", options, "-l", str(log), "-w", "-t", "30", "start"
+    )
+    if started.returncode == 0:
+        return None
+    return started.stderr + (log.read_text() if log.exists() else "")
+
+
+def _pg_ctl(binaries: Path, user: str | None, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``pg_ctl ARGS`` as ``user``: through ``runuser`` when there is one, so that
+    Python can spawn it without forking a process whose other threads (grpc's) hold
+    locks the child would need before it runs the program."""
+    command = [str(binaries / "pg_ctl"), *args]
+    runuser = shutil.which("runuser") if user is not None else None
+    if user is not None and runuser is not None:
+        command, user = [runuser, "-u", user, "--", *command], None
+    return subprocess.run(command, check=False, capture_output=True, text=True, user=user)
 
 
 @contextmanager
