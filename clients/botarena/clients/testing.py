@@ -159,6 +159,8 @@ class ServerProcess:
             server.kill()  # kill -9: nothing is stopped cleanly
             server.start()  # the same port; unfinished matches are recovered
 
+    :meth:`freeze` and :meth:`thaw` stop it and let it go on (SIGSTOP, SIGCONT).
+
     Args:
         db: The SQLite database, or a ``postgresql://`` URL (``--db``).
         options: More ``botarena serve`` options.
@@ -237,6 +239,20 @@ class ServerProcess:
     def kill(self) -> None:
         """Kill the server at once (SIGKILL, as ``kill -9``) and reap it."""
         self._end(signal.SIGKILL)
+
+    def freeze(self) -> None:
+        """Stop the server where it is (SIGSTOP), as a network partition looks from
+        outside: its connections stay open and nothing on them is answered."""
+        self._signal(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        """Let a frozen server go on (SIGCONT) from where :meth:`freeze` stopped it."""
+        self._signal(signal.SIGCONT)
+
+    def _signal(self, signum: signal.Signals) -> None:
+        if self._process is None:
+            raise RuntimeError("the server process is not running")
+        self._process.send_signal(signum)
 
     def stop(self) -> None:
         """Stop the server gracefully (SIGTERM) and wait for it."""

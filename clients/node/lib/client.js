@@ -211,6 +211,21 @@ function* fields(bytes) {
 const MAX_REDIRECTS = 4;
 
 /**
+ * The grpc-js options of every channel (the Python SDK's KEEPALIVE_CHANNEL_OPTIONS): an
+ * HTTP/2 ping every 2 s, with calls in flight or not, and the connection closed when no
+ * answer comes within 3 s, so that its streams and calls fail UNAVAILABLE and the bot
+ * moves on (its target, the match's new node) instead of waiting on a frozen or
+ * partitioned node, whose TCP connection its kernel keeps open. botarena servers accept
+ * pings this often. Reconnects are tried at least every 2 s (grpc-js waits up to 120 s).
+ */
+export const KEEPALIVE_CHANNEL_OPTIONS = Object.freeze({
+  'grpc.keepalive_time_ms': 2000,
+  'grpc.keepalive_timeout_ms': 3000,
+  'grpc.keepalive_permit_without_calls': 1,
+  'grpc.max_reconnect_backoff_ms': 2000,
+});
+
+/**
  * A MatchService client acting for one seat (or a spectator without a token).
  * Unary calls return promises; failures reject with BotarenaError.
  *
@@ -240,7 +255,10 @@ export class MatchClient {
   route(server) {
     if (!this.stubs.has(server.address)) {
       const MatchService = loadMatchService();
-      this.stubs.set(server.address, new MatchService(server.address, channelCredentials(server)));
+      this.stubs.set(
+        server.address,
+        new MatchService(server.address, channelCredentials(server), KEEPALIVE_CHANNEL_OPTIONS),
+      );
     }
     this.server = server;
     this.stub = this.stubs.get(server.address);

@@ -3,6 +3,7 @@
 
 export {
   BotarenaError,
+  KEEPALIVE_CHANNEL_OPTIONS,
   MatchClient,
   PROTO_DIR,
   TlsError,

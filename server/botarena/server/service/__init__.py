@@ -8,6 +8,7 @@ the one registry of the games it hosts (docs/adding-a-game.md).
 from __future__ import annotations
 
 from botarena.server.service._errors import DOMAIN, status_of
+from botarena.server.service._keepalive import KEEPALIVE_OPTIONS
 from botarena.server.service._logging import configure_logging
 from botarena.server.service._plugin import GamePlugin, OperatorOption, PluginError, check_plugins
 from botarena.server.service._registry import (
@@ -37,6 +38,7 @@ from botarena.server.service._servicer import MatchServicer
 
 __all__ = [
     "DOMAIN",
+    "KEEPALIVE_OPTIONS",
     "MAX_PENDING_CALLS",
     "MAX_RECEIVE_MESSAGE_BYTES",
     "MAX_SEND_MESSAGE_BYTES",

@@ -22,6 +22,7 @@ from botarena.server.service._handlers import (
     ladder_service_handler,
     match_service_handler,
 )
+from botarena.server.service._keepalive import KEEPALIVE_OPTIONS
 from botarena.server.service._ladder import LadderServicer
 from botarena.server.service._registry import ConfigOverrides, config_overrides, operator_options
 from botarena.server.service._servicer import MatchServicer
@@ -178,6 +179,7 @@ async def create_server(
             # to 1 at the hard one (random early detection over its pending queue).
             ("grpc.server.max_pending_requests", max_pending_calls),
             ("grpc.server.max_pending_requests_hard_limit", 2 * max_pending_calls),
+            *KEEPALIVE_OPTIONS,
         ]
     )
     if announce_options:
