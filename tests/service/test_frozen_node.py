@@ -8,31 +8,17 @@ node finds its leases lost and says so in one log line per match, with no traceb
 from __future__ import annotations
 
 import asyncio
-import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from google.protobuf import duration_pb2
 
 from botarena.bots import RandomBot
 from botarena.clients import AsyncMatchClient, run_bot_async
-from botarena.clients.testing import ServerProcess
+from botarena.clients.testing import ServerProcess, SlowBot
 from botarena.v1 import match_pb2
 
 _MATCHES = 2
-
-
-class _SlowBot(RandomBot):
-    """A random bot that thinks 0.1 s a move: a match lasts seconds."""
-
-    def choose_move(
-        self,
-        view: match_pb2.PlayerView,
-        legal_moves: Sequence[match_pb2.Move],
-        rng: random.Random,
-    ) -> match_pb2.Move:
-        time.sleep(0.1)
-        return super().choose_move(view, legal_moves, rng)
 
 
 async def _until(condition: Callable[[], bool], what: str, seconds: float = 60.0) -> None:
@@ -59,7 +45,12 @@ def test_bots_leave_a_frozen_node_for_the_other_and_keep_their_seats(
             # one (it runs their matches) until it has taken them over.
             bots = [
                 asyncio.create_task(
-                    run_bot_async(_SlowBot(), server=home.address, token=seat.token, seed=seat.seat)
+                    run_bot_async(
+                        SlowBot(RandomBot(), 0.1),
+                        server=home.address,
+                        token=seat.token,
+                        seed=seat.seat,
+                    )
                 )
                 for match in created
                 for seat in match.seat_tokens

@@ -17,7 +17,8 @@ code (``MatchClient``, ``run_bot``, subprocesses) can use it; in async code use
 runs ``botarena serve`` in a child process, for tests that kill it (``kill -9``) and
 start it again on the same port and database.
 
-:func:`play_in_process` plays bots against the pure engine with no server at all: the
+:class:`SlowBot` makes a bot think longer, so a match outlasts what a test does to its
+server. :func:`play_in_process` plays bots against the pure engine with no server at all: the
 same views and legal moves (the server's codec encodes them), hundreds of games a
 minute, for developing and tuning a bot.
 
@@ -32,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import random
 import signal
 import socket
 import subprocess
@@ -43,12 +45,15 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Self
 
+from botarena.clients._bot import Bot
 from botarena.clients._local import IllegalBotMoveError, InProcessGame, play_in_process
+from botarena.v1 import match_pb2
 
 __all__ = [
     "IllegalBotMoveError",
     "InProcessGame",
     "ServerProcess",
+    "SlowBot",
     "free_port",
     "play_in_process",
     "start_server",
@@ -134,6 +139,30 @@ def start_server(**options: Any) -> Iterator[str]:
         loop, stopping = stop[0]
         loop.call_soon_threadsafe(stopping.set)
         thread.join()
+
+
+class SlowBot:
+    """``bot`` thinking ``seconds`` longer over each move (in ``run_bot``'s worker thread),
+    so that a match lasts while a test stops, freezes or kills a server under it.
+
+    Args:
+        bot: The player that chooses the moves.
+        seconds: The wait before each move.
+    """
+
+    def __init__(self, bot: Bot, seconds: float) -> None:
+        self.bot = bot
+        self.seconds = seconds
+
+    def choose_move(
+        self,
+        view: match_pb2.PlayerView,
+        legal_moves: Sequence[match_pb2.Move],
+        rng: random.Random,
+    ) -> match_pb2.Move:
+        """Wait, then return ``bot``'s move."""
+        time.sleep(self.seconds)
+        return self.bot.choose_move(view, legal_moves, rng)
 
 
 def free_port() -> int:

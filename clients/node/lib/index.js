@@ -3,6 +3,7 @@
 
 export {
   BotarenaError,
+  CONNECT_TIMEOUT_SECONDS,
   KEEPALIVE_CHANNEL_OPTIONS,
   MatchClient,
   PROTO_DIR,
