@@ -78,6 +78,7 @@ EXPORTS = {
         "IllegalBotMoveError",
         "InProcessGame",
         "ServerProcess",
+        "SlowBot",
         "free_port",
         "play_in_process",
         "start_server",
