@@ -12,10 +12,11 @@ lets them. Once every match has a few moves, node 0 (which runs every ``--nodes`
 match) is frozen for ``--freeze`` seconds. The bots must leave it for their node, which takes the
 matches over once their leases expire, and keep their seats: the run prints the matches
 finished, abandoned, the seats forfeited (by reason), the stand-in moves, how long after
-the freeze every one of the frozen node's matches had been taken over, and the
-tracebacks in the woken node's log. First (unless ``--no-baseline``) the same run with the SDK's
-keepalive turned off, the liveness this change adds: its figures side by side. Times are
-noisy on a shared machine. Never a test.
+the freeze every one of the frozen node's matches had been taken over and its bots
+moved again (their first own move on the other node: the largest and the median over
+those matches), and the tracebacks in the woken node's log. First (unless
+``--no-baseline``) the same run with the SDK's keepalive turned off, the liveness this
+change adds: its figures side by side. Times are noisy on a shared machine. Never a test.
 
 PostgreSQL: ``BOTARENA_TEST_POSTGRES_URL`` or the ``pgserver`` wheel (as the tests).
 """
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import statistics
 import tempfile
 import time
 from collections import Counter
@@ -56,6 +58,7 @@ class Run:
     bot_errors: int = 0
     frozen_matches: int = 0
     takeover_seconds: float | None = None
+    back_seconds: list[float] = field(default_factory=list)
     tracebacks: int = 0
     seconds: float = 0.0
 
@@ -126,6 +129,10 @@ async def _scenario(run: Run, nodes: list[ServerProcess], args: argparse.Namespa
                 RetryPolicy(max_elapsed=30.0),
             )
             state = reply.match
+            if match.match.name.removeprefix("matches/") in frozen_ids:
+                run.back_seconds += _first_move_after(
+                    await client.get_replay(match.match.name), frozen_wall
+                )
             run.finished += state.state == match_pb2.Match.STATE_FINISHED
             run.abandoned += state.state == match_pb2.Match.STATE_ABANDONED
             for seat in state.seats:
@@ -147,6 +154,20 @@ async def _scenario(run: Run, nodes: list[ServerProcess], args: argparse.Namespa
     finally:
         for client in clients:
             await client.close()
+
+
+def _first_move_after(replay: match_pb2.Replay, since: float) -> list[float]:
+    """Seconds from ``since`` (epoch) to the first move a bot made itself after it, if any."""
+    for step in replay.steps:
+        event = step.event
+        at = event.time.ToNanoseconds() / 1e9
+        if (
+            at > since
+            and event.HasField("move_applied")
+            and not event.move_applied.by_timeout_policy
+        ):
+            return [at - since]
+    return []
 
 
 def _epoch(timestamp: str) -> float:
@@ -195,13 +216,21 @@ def _print(runs: list[Run], args: argparse.Namespace) -> None:
             "all taken over, after freeze (s)",
             lambda r: "-" if r.takeover_seconds is None else f"{r.takeover_seconds:.1f}",
         ),
+        (
+            "bots moving again, after freeze (s)",
+            lambda r: (
+                f"{max(r.back_seconds):.1f} max, {statistics.median(r.back_seconds):.1f} median"
+                if r.back_seconds
+                else "-"
+            ),
+        ),
         ("freeze to last bot done (s)", lambda r: f"{r.seconds:.1f}"),
         ("tracebacks in woken node's log", lambda r: str(r.tracebacks)),
     ]
     width = max(len(name) for name, _ in rows)
-    print(f"{'':{width}}  " + "  ".join(f"{run.label:>16}" for run in runs))
+    print(f"{'':{width}}  " + "  ".join(f"{run.label:>20}" for run in runs))
     for name, value in rows:
-        print(f"{name:{width}}  " + "  ".join(f"{value(run):>16}" for run in runs))
+        print(f"{name:{width}}  " + "  ".join(f"{value(run):>20}" for run in runs))
 
 
 def main() -> None:
