@@ -27,14 +27,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import multiprocessing
 import os
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from multiprocessing.synchronize import Event
 
 import psycopg
@@ -43,19 +41,9 @@ from botarena.clients.runner._plan import SeedKey, plan_games
 from botarena.clients.runner._queue import QueueDatabase
 from botarena.clients.runner._queued import game_sets
 from botarena.clients.runner._records import plan_document
-from botarena.server.store.local_postgres import local_postgres, scratch_database
+from botarena.server.store.local_postgres import configured_or_local_postgres, scratch_database
 
 _CLI = (sys.executable, "-m", "botarena.clients.cli")
-
-
-@contextlib.contextmanager
-def _server() -> Iterator[str]:
-    configured = os.environ.get("BOTARENA_TEST_POSTGRES_URL")
-    if configured:
-        yield configured
-        return
-    with local_postgres() as url:
-        yield url
 
 
 # ---------------------------------------------------------------------- part 1: claims
@@ -164,7 +152,7 @@ def main() -> None:
     parser.add_argument("--claims-only", action="store_true", help="part 1 only")
     args = parser.parse_args()
     os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
-    with _server() as server:
+    with configured_or_local_postgres() as server:
         print(f"part 1: claim + finish of {args.sets} sets")
         for processes in (int(part) for part in args.processes.split(",")):
             rate, once = _claims(server, args.sets, processes)

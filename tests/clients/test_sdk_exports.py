@@ -80,6 +80,7 @@ EXPORTS = {
         "InProcessGame",
         "PacedBot",
         "ServerProcess",
+        "SlowBot",
         "free_port",
         "play_in_process",
         "start_server",

@@ -20,12 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from google.protobuf import duration_pb2
 from rich.console import Console
 
 from botarena.bots import BUILTIN_BOTS, RandomBot
 from botarena.clients import MatchClient, ServerTarget, run_bot
 from botarena.clients.runner import add_match_arguments, run_match
-from botarena.clients.testing import ServerProcess, start_server
+from botarena.clients.testing import ServerProcess, SlowBot, free_port, start_server
 from botarena.v1 import match_pb2
 
 NODE = shutil.which("node")
@@ -291,3 +292,65 @@ def test_node_bots_follow_the_redirect_to_the_node_that_runs_their_match(
     assert statuses == [0, 0], errors
     assert final.state == match_pb2.Match.STATE_FINISHED
     assert not any(seat.timeouts or seat.illegal_moves for seat in final.seats)
+
+
+def test_a_node_bot_leaves_a_frozen_node_and_keeps_its_seat(
+    node_bots: dict[str, str], postgres_database: str, tmp_path: Path
+) -> None:
+    # 6 s leases: longer than the bots take to find the node frozen (keepalive, 5 s), so
+    # the other node still sends them back to it for a while, where a connection attempt
+    # must give up (grpc-js has no connect timeout of its own).
+    nodes = []
+    for name in ("frozen", "home"):
+        port = free_port()
+        options = ["--advertise", f"127.0.0.1:{port}", "--lease-seconds", "6"]
+        log = tmp_path / f"{name}.log"
+        nodes.append(ServerProcess(postgres_database, options=options, log_path=log, port=port))
+    frozen, home = nodes
+    with frozen, home:
+        frozen.start()
+        home.start()
+        with MatchClient(target=frozen.address) as admin:
+            config = match_pb2.MatchConfig(
+                game=match_pb2.GAME_QWIRKLE,
+                seat_count=2,
+                seed=5,
+                time_control=match_pb2.TimeControl(
+                    move_time_limit=duration_pb2.Duration(seconds=10)
+                ),
+            )
+            created = admin.create_match(config)
+            name = created.match.name
+            node_seat, python_seat = (seat.token for seat in created.seat_tokens)
+            command = [*shlex.split(node_bots["greedy"]), "--server", home.address]
+            node_bot = subprocess.Popen(
+                [*command, "--token", node_seat],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            with ThreadPoolExecutor(1) as pool:
+                python_bot = pool.submit(
+                    run_bot,
+                    SlowBot(RandomBot(), 0.3),
+                    server=home.address,
+                    token=python_seat,
+                    seed=1,
+                )
+                deadline = time.monotonic() + 60
+                while admin.get_match(name).match.state_version < 4:
+                    assert time.monotonic() < deadline, "the match never got going"
+                    time.sleep(0.05)
+                frozen.freeze()
+                try:
+                    # The match is played out on the other node while this one is frozen.
+                    error = node_bot.communicate(timeout=90)[1]
+                    outcome = python_bot.result(timeout=30)
+                finally:
+                    frozen.thaw()
+    assert node_bot.returncode == 0, error
+    assert outcome.reason != "abandoned"
+    assert not any(result.forfeited for result in outcome.results), outcome
+    assert [line["match"] for line in home.events("match recovered")] == [
+        name.removeprefix("matches/")
+    ]

@@ -30,29 +30,20 @@ import logging
 import random
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
-
-import grpc
 
 from botarena.clients._aio import AsyncMatchClient
 from botarena.clients._common import new_request_id
 from botarena.clients._errors import (
-    BotarenaError,
     FailedPreconditionError,
     IllegalMoveError,
     MatchOnOtherNodeError,
     StaleStateError,
     TransientError,
-    UnavailableError,
 )
-from botarena.clients._retry import (
-    RECONNECT_CHANNEL_OPTIONS,
-    Retry,
-    RetryPolicy,
-    call_with_retry,
-    is_retryable,
-)
+from botarena.clients._retry import RECONNECT_CHANNEL_OPTIONS, Retry, RetryPolicy
+from botarena.clients._route import Route
 from botarena.clients._target import ServerTarget
 from botarena.v1 import match_pb2
 
@@ -307,14 +298,8 @@ class _SeatPlayer:
     ) -> None:
         self.bot = bot
         # Where the seat was sent (its homes: one, or a ladder bot's servers), and the
-        # node that runs its match now: several server nodes on one database redirect a
-        # match's calls to its owner (MATCH_ON_OTHER_NODE), and a node that cannot be
-        # reached sends the seat home again (to the next home when that one is the node
-        # that failed), where the match's new owner is known once it has taken it over.
-        self.homes = list(homes)
-        self.home_index = 0
-        self.client = client
-        self.nodes: dict[str, AsyncMatchClient] = {}
+        # node that runs its match now, which the follower and the decider share.
+        self.route = Route(homes, client, label="seat ?")
         self.match = match
         self.rng = random.Random(seed)
         # Backoff jitter has its own source: the bot's rng must depend only on the seed.
@@ -345,67 +330,14 @@ class _SeatPlayer:
         try:
             return await self._play()
         finally:
-            for node in self.nodes.values():
-                await node.close()
-
-    def reroute(self, error: BotarenaError, via: AsyncMatchClient) -> bool:
-        """Follow a redirect to the node that runs the match, or go home from a node that
-        cannot be reached; return whether the seat now talks to another node than
-        ``via``, the client of the call that failed.
-
-        The seat's follower and decider share :attr:`client`: when one of them has
-        followed a redirect already, the other's call to the old node fails the same way
-        and finds the seat moved (and goes there too).
-        """
-        if isinstance(error, MatchOnOtherNodeError) and error.node not in (
-            "",
-            via.server.address,
-        ):
-            if self.client.server.address == error.node:
-                return True  # the other task of the seat followed it first
-            client = self.nodes.get(error.node)
-            if client is None:
-                home = self.homes[0]
-                client = next(
-                    (other for other in self.homes if other.server.address == error.node),
-                    None,
-                )
-                if client is None:
-                    client = self.nodes[error.node] = AsyncMatchClient(
-                        target=replace(home.server, address=error.node),
-                        token=home.token,
-                        timeout=home.timeout,
-                        channel_options=RECONNECT_CHANNEL_OPTIONS,
-                    )
-            _logger.info("seat %d: match runs on %s, following it", self.seat, error.node)
-            self.client = client
-            return True
-        if isinstance(error, TransientError):
-            if self.client is not via:
-                return True  # the other task of the seat moved on already
-            home = self.homes[self.home_index]
-            if home.server.address == via.server.address:
-                # The home itself is away: the next one, in turn (none with one home).
-                self.home_index = (self.home_index + 1) % len(self.homes)
-                home = self.homes[self.home_index]
-            if home is via:
-                return False
-            _logger.info("seat %d: %s unreachable, asking %s", self.seat, via.target, home.target)
-            self.client = home
-            return True
-        return False
+            await self.route.close()
 
     async def _play(self) -> match_pb2.MatchOutcome:
-        # Nothing else of the seat runs yet: the failed call was the current client's.
-        response = await call_with_retry(
-            lambda: self.client.get_player_view(self.match),
-            self.reconnect,
-            retry_on=lambda error: (
-                self.reroute(error, self.client) or isinstance(error, TransientError)
-            ),
-            jitter=self.jitter,
+        response = await self.route.call(
+            lambda client: client.get_player_view(self.match), self.reconnect, jitter=self.jitter
         )
         self.seat = response.view.seat
+        self.route.label = f"seat {self.seat}"
         follower = asyncio.create_task(self.follow(), name=f"botarena-follow-{self.seat}")
         decider = asyncio.create_task(self.decide_forever(), name=f"botarena-decide-{self.seat}")
         try:
@@ -427,41 +359,15 @@ class _SeatPlayer:
     # ------------------------------------------------------------------ follower
 
     async def follow(self) -> match_pb2.MatchOutcome:
-        retry = Retry(self.reconnect, self.jitter)
-        while True:
-            error: BotarenaError | None = None
-            client = self.client
-            try:
-                async with contextlib.aclosing(
-                    client.stream_match_events(self.match, after_state_version=self.last_version)
-                ) as events:
-                    async for event in events:
-                        retry.succeeded()
-                        outcome = self.on_event(event)
-                        if outcome is not None:
-                            return outcome
-            except BotarenaError as exc:
-                rerouted = self.reroute(exc, client)
-                if isinstance(exc, MatchOnOtherNodeError) and rerouted:
-                    continue  # at once: the match is alive on the node named
-                if not is_retryable(exc):
-                    raise
-                error = exc
-            delay = retry.failed(error)
-            if delay is None:
-                raise error or UnavailableError(
-                    grpc.StatusCode.UNAVAILABLE,
-                    None,
-                    f"the event stream ended {retry.failures} times before the match finished",
-                )
-            _logger.info(
-                "event stream of seat %d lost (%s); resuming after version %d in %.2f s",
-                self.seat,
-                error or "ended early",
-                self.last_version,
-                delay,
-            )
-            await asyncio.sleep(delay)
+        events = self.route.events(
+            self.match, self.reconnect, jitter=self.jitter, after_state_version=self.last_version
+        )
+        async with contextlib.aclosing(events) as stream:
+            async for event in stream:
+                outcome = self.on_event(event)
+                if outcome is not None:
+                    return outcome
+        raise AssertionError("the event stream ended without MatchFinished")
 
     def on_event(self, event: match_pb2.MatchEvent) -> match_pb2.MatchOutcome | None:
         kind = event.WhichOneof("kind")
@@ -554,18 +460,18 @@ class _SeatPlayer:
         request_id = new_request_id()
         retry = Retry(self.resubmit, self.jitter)
         while True:
-            client = self.client
+            client = self.route.client
             try:
                 await client.submit_move(
                     self.match, move, expected_state_version=version, request_id=request_id
                 )
                 return
             except MatchOnOtherNodeError as exc:
-                if not self.reroute(exc, client):
+                if not self.route.reroute(exc, client):
                     raise
                 continue  # the same move, the same request_id, on the match's node
             except TransientError as exc:
-                self.reroute(exc, client)
+                self.route.reroute(exc, client)
                 delay = retry.failed()
                 # Until the decision's deadline the move can still count, and an open
                 # stream never asks again: keep resending it (same request_id) till then.

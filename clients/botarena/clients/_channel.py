@@ -9,6 +9,11 @@ closing, the context manager, and unary calls whose failures become
 :class:`AsyncChannelClient` adds the ``grpc.aio`` side (``AsyncMatchClient``,
 ``AsyncLadderClient``). The blocking ``MatchClient`` adds its own ``close``, ``with``,
 ``_unary`` and ``_failure``.
+
+Every channel carries :data:`KEEPALIVE_CHANNEL_OPTIONS`: a server that stops answering
+(a frozen or partitioned node, whose TCP connection the kernel keeps open) fails the
+channel's calls and streams within seconds, so that a client moves on (another node, a
+reconnect) instead of waiting on a dead connection.
 """
 
 from __future__ import annotations
@@ -25,9 +30,29 @@ from botarena.clients._common import DEFAULT_TIMEOUT, bearer_metadata
 from botarena.clients._errors import BotarenaError, from_grpc_error
 from botarena.clients._target import ServerTarget, explain_tls_failure, speaks_tls, worth_probing
 
-__all__ = ["AsyncChannelClient", "ChannelClient"]
+__all__ = ["KEEPALIVE_CHANNEL_OPTIONS", "AsyncChannelClient", "ChannelClient"]
 
 StubT = TypeVar("StubT")
+
+KEEPALIVE_CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
+    # An HTTP/2 ping after 2 s without a read from the server, on every connection (with
+    # calls or without), however many pings go without data, and the connection closed
+    # when no answer comes within 3 s: its open streams and calls fail UNAVAILABLE, at
+    # most 5 s after the server last answered. (grpc 1.85 times a keepalive ping out
+    # after grpc.http2.ping_timeout_ms, 60 s by default, whatever keepalive_timeout_ms
+    # says: both are set.) botarena servers accept pings this often
+    # (``botarena.server.service.KEEPALIVE_OPTIONS``).
+    ("grpc.keepalive_time_ms", 2_000),
+    ("grpc.keepalive_timeout_ms", 3_000),
+    ("grpc.http2.ping_timeout_ms", 3_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.max_pings_without_data", 0),
+    # A connection attempt gives up after 5 s (grpc's default: 20 s): a frozen server's
+    # kernel accepts the TCP connection, but the HTTP/2 handshake never completes.
+    ("grpc.min_reconnect_backoff_ms", 5_000),
+)
+"""The liveness options of every SDK channel (``channel_options`` given to a client
+override them one by one); docs/decisions.md: Liveness."""
 
 
 class ChannelClient(abc.ABC, Generic[StubT]):
@@ -42,7 +67,8 @@ class ChannelClient(abc.ABC, Generic[StubT]):
         timeout: Seconds each unary call may take; ``None`` waits forever. Streams have
             no timeout.
         credentials: TLS credentials that replace the target's (``None``: the target's).
-        channel_options: Extra gRPC channel arguments.
+        channel_options: Extra gRPC channel arguments, after (and over)
+            :data:`KEEPALIVE_CHANNEL_OPTIONS`.
 
     Raises:
         ValueError: The target is malformed or its TLS files cannot be read.
@@ -65,7 +91,7 @@ class ChannelClient(abc.ABC, Generic[StubT]):
             credentials = server.credentials()
         elif not server.tls:
             server = server.with_tls()
-        options = list(channel_options)
+        options = list({**dict(KEEPALIVE_CHANNEL_OPTIONS), **dict(channel_options)}.items())
         if credentials is None:
             channel = self._channels.insecure_channel(server.address, options=options)
         else:

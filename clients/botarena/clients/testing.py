@@ -17,7 +17,8 @@ code (``MatchClient``, ``run_bot``, subprocesses) can use it; in async code use
 runs ``botarena serve`` in a child process, for tests that kill it (``kill -9``) and
 start it again on the same port and database.
 
-:func:`play_in_process` plays bots against the pure engine with no server at all: the
+:class:`SlowBot` makes a bot think longer, so a match outlasts what a test does to its
+server. :func:`play_in_process` plays bots against the pure engine with no server at all: the
 same views and legal moves (the server's codec encodes them), hundreds of games a
 minute, for developing and tuning a bot. :class:`PacedBot` makes a bot take its time,
 so that matches are still running when a test disturbs them.
@@ -33,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import random
 import signal
 import socket
 import subprocess
@@ -54,6 +56,7 @@ __all__ = [
     "InProcessGame",
     "PacedBot",
     "ServerProcess",
+    "SlowBot",
     "free_port",
     "play_in_process",
     "start_server",
@@ -141,6 +144,30 @@ def start_server(**options: Any) -> Iterator[str]:
         thread.join()
 
 
+class SlowBot:
+    """``bot`` thinking ``seconds`` longer over each move (in ``run_bot``'s worker thread),
+    so that a match lasts while a test stops, freezes or kills a server under it.
+
+    Args:
+        bot: The player that chooses the moves.
+        seconds: The wait before each move.
+    """
+
+    def __init__(self, bot: Bot, seconds: float) -> None:
+        self.bot = bot
+        self.seconds = seconds
+
+    def choose_move(
+        self,
+        view: match_pb2.PlayerView,
+        legal_moves: Sequence[match_pb2.Move],
+        rng: random.Random,
+    ) -> match_pb2.Move:
+        """Wait, then return ``bot``'s move."""
+        time.sleep(self.seconds)
+        return self.bot.choose_move(view, legal_moves, rng)
+
+
 def free_port() -> int:
     """Return a TCP port of 127.0.0.1 that was free a moment ago (for a node that must
     know its address before it starts: ``botarena serve --advertise``)."""
@@ -180,6 +207,8 @@ class ServerProcess:
             ...
             server.kill()  # kill -9: nothing is stopped cleanly
             server.start()  # the same port; unfinished matches are recovered
+
+    :meth:`freeze` and :meth:`thaw` stop it and let it go on (SIGSTOP, SIGCONT).
 
     Args:
         db: The SQLite database, or a ``postgresql://`` URL (``--db``).
@@ -266,6 +295,20 @@ class ServerProcess:
     def kill(self) -> None:
         """Kill the server at once (SIGKILL, as ``kill -9``) and reap it."""
         self._end(signal.SIGKILL)
+
+    def freeze(self) -> None:
+        """Stop the server where it is (SIGSTOP), as a network partition looks from
+        outside: its connections stay open and nothing on them is answered."""
+        self._signal(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        """Let a frozen server go on (SIGCONT) from where :meth:`freeze` stopped it."""
+        self._signal(signal.SIGCONT)
+
+    def _signal(self, signum: signal.Signals) -> None:
+        if self._process is None:
+            raise RuntimeError("the server process is not running")
+        self._process.send_signal(signum)
 
     def stop(self) -> None:
         """Stop the server gracefully (SIGTERM) and wait for it."""

@@ -215,14 +215,17 @@ class SeatPlayer {
     let redirects = 0; // in a row, without an event: nodes may name each other briefly
     for (;;) {
       let error = null;
+      let call = null;
       const via = this.client.server.address;
-      const call = this.client.streamMatchEvents({
-        match: this.match,
-        afterStateVersion: this.lastVersion,
-      });
-      this.stream = call;
-      call.on('error', () => {}); // errors reach the loop below; never an uncaught 'error'
       try {
+        await this.client.connected();
+        if (this.stopped) return null;
+        call = this.client.streamMatchEvents({
+          match: this.match,
+          afterStateVersion: this.lastVersion,
+        });
+        this.stream = call;
+        call.on('error', () => {}); // errors reach the loop below; never an uncaught 'error'
         for await (const { event } of call) {
           failures = 0;
           redirects = 0;
@@ -241,7 +244,7 @@ class SeatPlayer {
         }
         error = failure;
       } finally {
-        call.cancel(); // a no-op when the stream has ended
+        call?.cancel(); // a no-op when the stream has ended
       }
       if (this.stopped) return null;
       failures += 1;

@@ -211,6 +211,28 @@ function* fields(bytes) {
 const MAX_REDIRECTS = 4;
 
 /**
+ * The grpc-js options of every channel (the Python SDK's KEEPALIVE_CHANNEL_OPTIONS): an
+ * HTTP/2 ping every 2 s, with calls in flight or not, and the connection closed when no
+ * answer comes within 3 s, so that its streams and calls fail UNAVAILABLE and the bot
+ * moves on (its target, the match's new node) instead of waiting on a frozen or
+ * partitioned node, whose TCP connection its kernel keeps open. botarena servers accept
+ * pings this often. Reconnects are tried at least every 2 s (grpc-js waits up to 120 s).
+ */
+/**
+ * Seconds a call waits for its node's connection before failing as UNAVAILABLE (grpc-js
+ * has no connect timeout: a frozen node's kernel accepts the TCP connection and the
+ * HTTP/2 handshake never ends). The Python SDK's is 5 s too.
+ */
+export const CONNECT_TIMEOUT_SECONDS = 5;
+
+export const KEEPALIVE_CHANNEL_OPTIONS = Object.freeze({
+  'grpc.keepalive_time_ms': 2000,
+  'grpc.keepalive_timeout_ms': 3000,
+  'grpc.keepalive_permit_without_calls': 1,
+  'grpc.max_reconnect_backoff_ms': 2000,
+});
+
+/**
  * A MatchService client acting for one seat (or a spectator without a token).
  * Unary calls return promises; failures reject with BotarenaError.
  *
@@ -240,7 +262,10 @@ export class MatchClient {
   route(server) {
     if (!this.stubs.has(server.address)) {
       const MatchService = loadMatchService();
-      this.stubs.set(server.address, new MatchService(server.address, channelCredentials(server)));
+      this.stubs.set(
+        server.address,
+        new MatchService(server.address, channelCredentials(server), KEEPALIVE_CHANNEL_OPTIONS),
+      );
     }
     this.server = server;
     this.stub = this.stubs.get(server.address);
@@ -265,11 +290,43 @@ export class MatchClient {
     return false;
   }
 
+  /**
+   * Resolve once the channel of the node the client talks to has connected or failed
+   * (a call then fails at once with the real error, a TLS mismatch say); reject with a
+   * transient BotarenaError when one connection attempt lasts CONNECT_TIMEOUT_SECONDS
+   * (a frozen node: its kernel accepts TCP, the HTTP/2 handshake never ends).
+   */
+  connected() {
+    const { server } = this;
+    const channel = this.stub.getChannel();
+    const { READY, TRANSIENT_FAILURE, SHUTDOWN, CONNECTING } = grpc.connectivityState;
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const state = channel.getConnectivityState(true); // an idle channel connects
+        if (state === READY || state === TRANSIENT_FAILURE || state === SHUTDOWN) {
+          resolve();
+          return;
+        }
+        const deadline = Date.now() + CONNECT_TIMEOUT_SECONDS * 1000;
+        channel.watchConnectivityState(state, deadline, (error) => {
+          if (!error) check();
+          else if (state !== CONNECTING) resolve();
+          else {
+            const message = `no connection to ${server.address} within ${CONNECT_TIMEOUT_SECONDS} s`;
+            reject(new BotarenaError(grpc.status.UNAVAILABLE, null, message));
+          }
+        });
+      };
+      check();
+    });
+  }
+
   /** Call a unary RPC by its proto name, e.g. call('SubmitMove', {...}), following redirects. */
   async call(method, request, { timeoutSeconds = 30 } = {}) {
     for (let redirects = 0; ; redirects++) {
       const via = this.server.address;
       try {
+        await this.connected();
         return await this.callOnce(method, request, timeoutSeconds);
       } catch (error) {
         const redirected = error?.reason === 'MATCH_ON_OTHER_NODE' && redirects < MAX_REDIRECTS;
@@ -319,7 +376,8 @@ export class MatchClient {
   /**
    * Open the event stream after `afterStateVersion`. Returns the grpc-js call: an async
    * iterable of StreamMatchEventsResponse ({event}); iteration throws the raw grpc-js
-   * error (use toBotarenaError); call.cancel() closes it.
+   * error (use toBotarenaError); call.cancel() closes it. Await connected() first: a
+   * stream opened on a node that never completes the handshake waits for ever.
    */
   streamMatchEvents({ match = '', afterStateVersion = 0 } = {}) {
     return this.stub.StreamMatchEvents(

@@ -3,6 +3,8 @@
 
 export {
   BotarenaError,
+  CONNECT_TIMEOUT_SECONDS,
+  KEEPALIVE_CHANNEL_OPTIONS,
   MatchClient,
   PROTO_DIR,
   TlsError,

@@ -11,7 +11,9 @@ public once the match has ended; RULES.md) and writes it as the game's replay fi
 A bot that is gone before its match ends (its process exited or could not start, its
 in-process task raised) has its seat resigned at once with ``RESIGN_REASON_BOT_EXITED``:
 the server then never plays the rest of its game for it. Every call to the server is
-retried across a server restart (:data:`RUNNER_RETRY`; docs/decisions.md: Tools).
+retried across a server restart (:data:`RUNNER_RETRY`; docs/decisions.md: Tools), and
+on a cluster every call and stream for a match follows ``MATCH_ON_OTHER_NODE`` to the
+node that runs it (``_route.Route``), as the bots do.
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ from botarena.clients._errors import (
     TlsError,
 )
 from botarena.clients._main import ENV_MATCH, ENV_SEED, ENV_SERVER, ENV_TOKEN
-from botarena.clients._retry import Retry, RetryPolicy, call_with_retry, is_retryable
+from botarena.clients._retry import RetryPolicy, call_with_retry, is_retryable
+from botarena.clients._route import Route
 from botarena.clients.replays import REPLAY_FILE_NAME, save_replay
 from botarena.clients.runner._folder import game_folder
 from botarena.clients.runner._pages import write_game_viewer
@@ -420,10 +423,9 @@ async def _copy_output(
         echo(line.decode(errors="replace").rstrip("\n"))
 
 
-async def _guard(
-    seat: _Seat, client: AsyncMatchClient, match: str, watch: asyncio.Task[Any]
-) -> bool:
-    """Wait for the player to end; if the match had not ended, resign its seat at once.
+async def _guard(seat: _Seat, route: Route, match: str, watch: asyncio.Task[Any]) -> bool:
+    """Wait for the player to end; if the match had not ended, resign its seat at once
+    (along ``route``, with the seat's token).
 
     Returns:
         True when the player was gone before the match ended.
@@ -436,8 +438,8 @@ async def _guard(
         return False  # run_bot_async returns only once it has seen the end
     request_id = new_request_id()
     try:
-        await call_with_retry(
-            lambda: client.resign_match(
+        await route.call(
+            lambda client: client.resign_match(
                 match, request_id=request_id, reason=match_service_pb2.RESIGN_REASON_BOT_EXITED
             ),
             RUNNER_RETRY,
@@ -456,44 +458,25 @@ async def _guard(
     return True
 
 
-async def _watch(
-    spectator: AsyncMatchClient, match: str, records: list[SeatRecord]
-) -> match_pb2.MatchOutcome:
+async def _watch(route: Route, match: str, records: list[SeatRecord]) -> match_pb2.MatchOutcome:
     """Follow the match as a spectator until it ends; count each seat's stand-in moves
     and think times and note forfeits. A dropped stream resumes after the last version
-    seen, under :data:`RUNNER_RETRY`."""
-    last_version = 0
-    retry = Retry(RUNNER_RETRY)
-    while True:
-        error: BotarenaError | None = None
-        stream = spectator.stream_match_events(match, after_state_version=last_version)
-        try:
-            async with contextlib.aclosing(stream) as events:
-                async for event in events:
-                    retry.succeeded()
-                    last_version = max(last_version, event.state_version)
-                    kind = event.WhichOneof("kind")
-                    if kind == "move_applied":
-                        applied = event.move_applied
-                        record = records[applied.seat]
-                        if applied.by_timeout_policy:
-                            record.stand_in_moves += 1
-                        else:
-                            record.think_seconds.append(applied.think_time.ToNanoseconds() / 1e9)
-                    elif kind == "seat_forfeited":
-                        records[
-                            event.seat_forfeited.seat
-                        ].forfeit_reason = event.seat_forfeited.reason
-                    elif kind == "match_finished":
-                        return event.match_finished.outcome
-        except BotarenaError as exc:
-            if not is_retryable(exc):
-                raise
-            error = exc
-        delay = retry.failed(error)
-        if delay is None:
-            raise error or RuntimeError(f"the event stream of {match} kept ending early")
-        await asyncio.sleep(delay)
+    seen, under :data:`RUNNER_RETRY`, on the node that runs the match then."""
+    async with contextlib.aclosing(route.events(match, RUNNER_RETRY)) as events:
+        async for event in events:
+            kind = event.WhichOneof("kind")
+            if kind == "move_applied":
+                applied = event.move_applied
+                record = records[applied.seat]
+                if applied.by_timeout_policy:
+                    record.stand_in_moves += 1
+                else:
+                    record.think_seconds.append(applied.think_time.ToNanoseconds() / 1e9)
+            elif kind == "seat_forfeited":
+                records[event.seat_forfeited.seat].forfeit_reason = event.seat_forfeited.reason
+            elif kind == "match_finished":
+                return event.match_finished.outcome
+    raise AssertionError("the event stream ended without MatchFinished")
 
 
 def _event_line(event: match_pb2.MatchEvent) -> str:
@@ -539,108 +522,122 @@ async def play_game(
     except TlsError as error:
         raise MatchRefusedError(str(error)) from error
     match = created.match.name
-    game_dir = game_folder(options.out, plan.number) if options.out else None
-    if game_dir:
-        game_dir.mkdir(parents=True, exist_ok=True)
-    seats = [_Seat(lineup[index], seat) for seat, index in enumerate(plan.lineup_at_seat)]
-    spectator = client.with_token(None)
-    records = [SeatRecord() for _ in seats]
-    watch = asyncio.create_task(_watch(spectator, match, records))
-    guards: dict[asyncio.Task[Any], _Seat] = {}
+    # The runner's own calls for the match, as a spectator and with each seat's token
+    # (its resign), go to the node that runs the match, wherever that is (Route).
+    spectator = Route([client.with_token(None)], label=f"spectator of {match}")
+    resigns = [
+        Route([client.with_token(token.token)], label=f"seat {seat} of {match}")
+        for seat, token in enumerate(created.seat_tokens)
+    ]
     try:
-        for seat, token in zip(seats, created.seat_tokens, strict=True):
-            stderr_path = (
-                game_dir / f"seat{seat.seat}-{seat.spec.name}.stderr" if game_dir else None
+        game_dir = game_folder(options.out, plan.number) if options.out else None
+        if game_dir:
+            game_dir.mkdir(parents=True, exist_ok=True)
+        seats = [_Seat(lineup[index], seat) for seat, index in enumerate(plan.lineup_at_seat)]
+        records = [SeatRecord() for _ in seats]
+        watch = asyncio.create_task(_watch(spectator, match, records))
+        guards: dict[asyncio.Task[Any], _Seat] = {}
+        try:
+            for seat, token in zip(seats, created.seat_tokens, strict=True):
+                stderr_path = (
+                    game_dir / f"seat{seat.seat}-{seat.spec.name}.stderr" if game_dir else None
+                )
+                await seat.start(
+                    client,
+                    target,
+                    match,
+                    token.token,
+                    plan.bot_seeds[seat.seat],
+                    players,
+                    stderr_path,
+                    functools.partial(echo, seat.spec.name)
+                    if seat.spec.name in options.show_stderr
+                    else None,
+                )
+                guard = asyncio.create_task(_guard(seat, resigns[seat.seat], match, watch))
+                guards[guard] = seat
+            pending: set[asyncio.Task[Any]] = {watch, *guards}
+            while not watch.done():
+                done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    gone = guards.get(task)
+                    if gone is not None and task.result() and _stops_run(gone, crash_stops_run):
+                        # Fail fast: the rest of this match (3+ seats) is not waited for.
+                        gone.close()
+                        raise _failed(gone, plan)
+            outcome = watch.result()
+        except BaseException:
+            # Cancelled (a failed run, Ctrl-C) or failed: stop every player now, no grace.
+            for task in (watch, *guards):
+                task.cancel()
+            for seat in seats:
+                seat.kill()
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(asyncio.gather(*(seat.reap() for seat in seats)), 5)
+            for seat in seats:
+                seat.close()
+            raise
+        try:
+            await asyncio.gather(
+                *(seat.finish(options.exit_grace) for seat in seats), return_exceptions=True
             )
-            await seat.start(
-                client,
-                target,
-                match,
-                token.token,
-                plan.bot_seeds[seat.seat],
-                players,
-                stderr_path,
-                functools.partial(echo, seat.spec.name)
-                if seat.spec.name in options.show_stderr
-                else None,
+            await asyncio.gather(*guards, return_exceptions=True)
+        finally:
+            # Also when the run is cancelled (Ctrl-C) during the grace period above.
+            for seat in seats:
+                seat.kill()
+                seat.close()
+        final = await spectator.call(lambda node: node.get_match(match), RUNNER_RETRY)
+        for status in final.match.seats:
+            record = records[status.seat]
+            record.timeouts = status.timeouts
+            record.illegal_moves = status.illegal_moves
+            # The server's count once it keeps one; the stream's count of stand-ins before.
+            record.stand_in_moves = status.stand_in_moves or record.stand_in_moves
+            record.forfeit_reason = status.forfeit_reason or record.forfeit_reason
+        for result in outcome.results:
+            record = records[result.seat]
+            record.score, record.rank, record.forfeited = (
+                result.score,
+                result.rank,
+                result.forfeited,
             )
-            guard = asyncio.create_task(_guard(seat, client.with_token(token.token), match, watch))
-            guards[guard] = seat
-        pending: set[asyncio.Task[Any]] = {watch, *guards}
-        while not watch.done():
-            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-            for task in done:
-                gone = guards.get(task)
-                if gone is not None and task.result() and _stops_run(gone, crash_stops_run):
-                    # Fail fast: the rest of this match (3+ seats) is not waited for.
-                    gone.close()
-                    raise _failed(gone, plan)
-        outcome = watch.result()
-    except BaseException:
-        # Cancelled (a failed run, Ctrl-C) or failed: stop every player now, no grace.
-        for task in (watch, *guards):
-            task.cancel()
+            record.forfeit_reason = result.forfeit_reason or record.forfeit_reason
+        fatal: _Seat | None = None
         for seat in seats:
-            seat.kill()
-        with contextlib.suppress(BaseException):
-            await asyncio.wait_for(asyncio.gather(*(seat.reap() for seat in seats)), 5)
-        for seat in seats:
-            seat.close()
-        raise
-    try:
-        await asyncio.gather(
-            *(seat.finish(options.exit_grace) for seat in seats), return_exceptions=True
+            record = records[seat.seat]
+            record.crashed = seat.failure is not None
+            record.failure = seat.failure
+            if record.forfeit_reason == "absent" and not record.think_seconds:
+                # It never made a move: it did not start (or connect) properly.
+                seat.failure = "never played (its seat forfeited as absent)" + (
+                    f"; it then {seat.failure}" if seat.failure else ""
+                )
+                seat.left_early = True
+            if seat.left_early and fatal is None and _stops_run(seat, crash_stops_run):
+                fatal = seat
+            if seat.failure:
+                record.stderr_tail = seat.stderr_tail
+            if record.failure and game_dir:
+                with open(game_dir / f"seat{seat.seat}-{seat.spec.name}.stderr", "a") as stream:
+                    stream.write(f"\n[botarena match] {seat.spec.name} {record.failure}\n")
+        abandoned = (
+            final.match.state == match_pb2.Match.STATE_ABANDONED or outcome.reason == "abandoned"
         )
-        await asyncio.gather(*guards, return_exceptions=True)
+        replay = None
+        if game_dir:
+            replay = await spectator.call(
+                lambda node: _write_replay(node, created.match.name, game_dir), RUNNER_RETRY
+            )
+        game = GameRecord(
+            plan, match, records, outcome.reason, str(replay) if replay else None, abandoned
+        )
+        if fatal is not None:
+            raise _failed(fatal, plan, game)
+        return game
     finally:
-        # Also when the run is cancelled (Ctrl-C) during the grace period above.
-        for seat in seats:
-            seat.kill()
-            seat.close()
-    final = await call_with_retry(lambda: spectator.get_match(match), RUNNER_RETRY)
-    for status in final.match.seats:
-        record = records[status.seat]
-        record.timeouts = status.timeouts
-        record.illegal_moves = status.illegal_moves
-        # The server's count once it keeps one; the stream's count of stand-ins before.
-        record.stand_in_moves = status.stand_in_moves or record.stand_in_moves
-        record.forfeit_reason = status.forfeit_reason or record.forfeit_reason
-    for result in outcome.results:
-        record = records[result.seat]
-        record.score, record.rank, record.forfeited = result.score, result.rank, result.forfeited
-        record.forfeit_reason = result.forfeit_reason or record.forfeit_reason
-    fatal: _Seat | None = None
-    for seat in seats:
-        record = records[seat.seat]
-        record.crashed = seat.failure is not None
-        record.failure = seat.failure
-        if record.forfeit_reason == "absent" and not record.think_seconds:
-            # It never made a move: it did not start (or connect) properly.
-            seat.failure = "never played (its seat forfeited as absent)" + (
-                f"; it then {seat.failure}" if seat.failure else ""
-            )
-            seat.left_early = True
-        if seat.left_early and fatal is None and _stops_run(seat, crash_stops_run):
-            fatal = seat
-        if seat.failure:
-            record.stderr_tail = seat.stderr_tail
-        if record.failure and game_dir:
-            with open(game_dir / f"seat{seat.seat}-{seat.spec.name}.stderr", "a") as stream:
-                stream.write(f"\n[botarena match] {seat.spec.name} {record.failure}\n")
-    abandoned = (
-        final.match.state == match_pb2.Match.STATE_ABANDONED or outcome.reason == "abandoned"
-    )
-    replay = None
-    if game_dir:
-        replay = await call_with_retry(
-            lambda: _write_replay(spectator, created.match.name, game_dir), RUNNER_RETRY
-        )
-    game = GameRecord(
-        plan, match, records, outcome.reason, str(replay) if replay else None, abandoned
-    )
-    if fatal is not None:
-        raise _failed(fatal, plan, game)
-    return game
+        for route in (spectator, *resigns):
+            await route.close()
 
 
 def _stops_run(seat: _Seat, crash_stops_run: Callable[[BotSpec], bool]) -> bool:

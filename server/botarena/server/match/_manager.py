@@ -843,8 +843,15 @@ class MatchManager:
         slot.lost = True
         slot.changed.set()
         slot.serve()
-        _logger.warning("match lease lost", match=match_id)
-        return self._redirect(match_id)
+        error = self._redirect(match_id)
+        # One line, whatever found the loss (the heartbeat, a command, a deadline timer).
+        _logger.warning(
+            "match lease lost",
+            match=match_id,
+            state_version=slot.durable_version,
+            node=error.node if isinstance(error, MatchOnOtherNodeError) else None,
+        )
+        return error
 
     def close(self) -> None:
         """Cancel every deadline timer and end every stream (the server is stopping).
@@ -1113,9 +1120,10 @@ class MatchManager:
             if slot is not None and moved and not match.finished:
                 self._arm(slot)
             return
+        # Logged once committed: a commit refused for a lost lease played nothing.
+        self._commit(self._slots[match.match_id])
         for entry in match.entries_after(version_before):
             self._log_entry(match, entry)
-        self._commit(self._slots[match.match_id])
         self._changed(match.match_id)
 
     def _on_deadline(self, match_id: str) -> None:
@@ -1128,14 +1136,21 @@ class MatchManager:
             return  # a change waits for the database: re-armed once shown (_recommit)
         before = match.state_version
         match.expire()
-        for entry in match.entries_after(before):
-            self._log_entry(match, entry)
         try:
             self._commit(slot)
-        except MatchOnOtherNodeError:
-            return  # another node runs it now (_lose)
         except StoreUnavailableError:
-            return  # shown, and the timer re-armed, once committed (_recommit)
+            # Held for the database; shown, and the timer re-armed, once committed
+            # (_recommit): it will be played, so it is logged now.
+            for entry in match.entries_after(before):
+                self._log_entry(match, entry)
+            return
+        except MatchError:
+            # The lease is lost (a node frozen past it, then woken): the stand-in or
+            # forfeit is not played here, and _lose logged the one line that says so.
+            # Another node runs the match now, or has finished it (MatchNotFoundError).
+            return
+        for entry in match.entries_after(before):
+            self._log_entry(match, entry)
         self._changed(match_id)
 
     def _retire(self, match: Match, *, announce: bool = True) -> None:

@@ -18,6 +18,7 @@ from botarena.server.service._connections import (
     raise_open_files_limit,
 )
 from botarena.server.service._errors import DOMAIN, status_of
+from botarena.server.service._keepalive import KEEPALIVE_OPTIONS
 from botarena.server.service._logging import LOG_BURST, configure_logging
 from botarena.server.service._plugin import GamePlugin, OperatorOption, PluginError, check_plugins
 from botarena.server.service._registry import (
@@ -50,6 +51,7 @@ __all__ = [
     "FD_RESERVE",
     "HANDSHAKE_TIMEOUT",
     "IDLE_TIMEOUT",
+    "KEEPALIVE_OPTIONS",
     "LOG_BURST",
     "MAX_CONNECTIONS_PER_PEER",
     "MAX_PENDING_CALLS",

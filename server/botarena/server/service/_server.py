@@ -30,6 +30,7 @@ from botarena.server.service._handlers import (
     ladder_service_handler,
     match_service_handler,
 )
+from botarena.server.service._keepalive import KEEPALIVE_OPTIONS
 from botarena.server.service._ladder import LadderServicer
 from botarena.server.service._registry import ConfigOverrides, config_overrides, operator_options
 from botarena.server.service._servicer import MatchServicer
@@ -228,6 +229,7 @@ async def create_server(
             ("grpc.server_handshake_timeout_ms", _milliseconds(handshake_timeout)),
             ("grpc.max_connection_idle_ms", _milliseconds(idle_timeout)),
             ("grpc.max_allowed_incoming_connections", max_connections),
+            *KEEPALIVE_OPTIONS,
         ]
     )
     if announce_options:

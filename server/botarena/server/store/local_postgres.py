@@ -12,7 +12,8 @@ PostgreSQL refuses to run as root: as root the server runs as the system user
 ``botarena-pg`` (made with ``useradd`` when missing), which owns the data directory.
 
 ``BOTARENA_TEST_POSTGRES_URL``, when set, is used by the test fixture instead of a
-server of its own (see ``tests/conftest.py``); this module does not read it.
+server of its own (see ``tests/conftest.py``), and by :func:`configured_or_local_postgres`
+(the benchmarks'); :func:`local_postgres` does not read it.
 """
 
 from __future__ import annotations
@@ -35,13 +36,18 @@ from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
 __all__ = [
+    "ENV_TEST_POSTGRES_URL",
     "LocalPostgres",
     "PostgresNotFoundError",
+    "configured_or_local_postgres",
     "find_postgres_bin",
     "local_postgres",
     "running_postgres",
     "scratch_database",
 ]
+
+ENV_TEST_POSTGRES_URL = "BOTARENA_TEST_POSTGRES_URL"
+"""Names an existing PostgreSQL server for the tests and benchmarks to use."""
 
 SYSTEM_USER = "botarena-pg"
 DATABASE_USER = "botarena"
@@ -154,6 +160,18 @@ class LocalPostgres:
         error = _start_on(self.binaries, self.data, self.user, self.port)
         if error is not None:
             raise RuntimeError(f"PostgreSQL did not start again:\n{error}")
+
+
+@contextmanager
+def configured_or_local_postgres() -> Iterator[str]:
+    """Yield ``$BOTARENA_TEST_POSTGRES_URL`` if set, else the URL of a
+    :func:`local_postgres` started for the block."""
+    configured = os.environ.get(ENV_TEST_POSTGRES_URL)
+    if configured:
+        yield configured
+        return
+    with local_postgres() as url:
+        yield url
 
 
 @contextmanager
