@@ -42,6 +42,7 @@ from botarena.clients._errors import (
     FailedPreconditionError,
     IllegalMoveError,
     MatchOnOtherNodeError,
+    RateLimitedError,
     StaleStateError,
     TransientError,
     UnavailableError,
@@ -401,7 +402,8 @@ class _SeatPlayer:
             lambda: self.client.get_player_view(self.match),
             self.reconnect,
             retry_on=lambda error: (
-                self.reroute(error, self.client) or isinstance(error, TransientError)
+                self.reroute(error, self.client)
+                or isinstance(error, (TransientError, RateLimitedError))
             ),
             jitter=self.jitter,
         )
@@ -564,9 +566,9 @@ class _SeatPlayer:
                 if not self.reroute(exc, client):
                     raise
                 continue  # the same move, the same request_id, on the match's node
-            except TransientError as exc:
+            except (TransientError, RateLimitedError) as exc:
                 self.reroute(exc, client)
-                delay = retry.failed()
+                delay = retry.failed(exc)  # at least a refusal's RetryInfo
                 # Until the decision's deadline the move can still count, and an open
                 # stream never asks again: keep resending it (same request_id) till then.
                 if delay is None and time.monotonic() < deadline:

@@ -89,6 +89,12 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     UNAVAILABLE, so a client that cannot reach the named node asks the node it came
     from again, which then runs the match or names its new owner.
     """
+    ERROR_REASON_RATE_LIMITED: _ErrorReason.ValueType  # 23
+    """The caller spends its call budget (metadata["limit"] = "call_budget", any RPC) or
+    its bot registrations (metadata["limit"] = "registrations_per_hour", RegisterBot)
+    faster than the server allows: RESOURCE_EXHAUSTED with a google.rpc.RetryInfo that
+    says when to try again (see MatchService: Call budgets).
+    """
     ERROR_REASON_EMPTY_MOVE: _ErrorReason.ValueType  # 100
     """Illegal Qwirkle moves (metadata["category"] = "ILLEGAL_MOVE"); RULES.md numbers the
     legality checks these name.
@@ -253,6 +259,12 @@ A node that dies loses its matches to another within its lease time (10 s by
 default); until then calls for them are redirected to it and fail there with
 UNAVAILABLE, so a client that cannot reach the named node asks the node it came
 from again, which then runs the match or names its new owner.
+"""
+ERROR_REASON_RATE_LIMITED: ErrorReason.ValueType  # 23
+"""The caller spends its call budget (metadata["limit"] = "call_budget", any RPC) or
+its bot registrations (metadata["limit"] = "registrations_per_hour", RegisterBot)
+faster than the server allows: RESOURCE_EXHAUSTED with a google.rpc.RetryInfo that
+says when to try again (see MatchService: Call budgets).
 """
 ERROR_REASON_EMPTY_MOVE: ErrorReason.ValueType  # 100
 """Illegal Qwirkle moves (metadata["category"] = "ILLEGAL_MOVE"); RULES.md numbers the

@@ -45,6 +45,16 @@ class MatchServiceStub:
     server takes them wait in a queue (10,000 by default), past which some end CANCELLED:
     retry those with backoff and the same request_id (the Python SDK's CallCancelledError
     is retryable).
+
+    Call budgets (`botarena serve --call-budget`): every call of every RPC here and in
+    LadderService costs its caller (the peer's host, whatever token it carries) some units
+    of a per-second budget (a GetMatch 1, a SubmitMove 1, a ListMatches 1 + page_size / 10,
+    a CreateMatch 5; docs/decisions.md: Call budgets). A call over its caller's budget is
+    refused before any work with RESOURCE_EXHAUSTED (RATE_LIMITED, metadata["limit"] =
+    "call_budget") and a google.rpc.RetryInfo (1 s or more); so are calls that fail (a bad
+    token, no admin token): they are charged alike. A caller that calls again before that
+    delay has passed gets its next refusal only after it (5 s at most). A bot's own seat
+    calls stay far within the default budget.
     """
 
     def __init__(self, channel):
@@ -115,6 +125,16 @@ class MatchServiceServicer:
     server takes them wait in a queue (10,000 by default), past which some end CANCELLED:
     retry those with backoff and the same request_id (the Python SDK's CallCancelledError
     is retryable).
+
+    Call budgets (`botarena serve --call-budget`): every call of every RPC here and in
+    LadderService costs its caller (the peer's host, whatever token it carries) some units
+    of a per-second budget (a GetMatch 1, a SubmitMove 1, a ListMatches 1 + page_size / 10,
+    a CreateMatch 5; docs/decisions.md: Call budgets). A call over its caller's budget is
+    refused before any work with RESOURCE_EXHAUSTED (RATE_LIMITED, metadata["limit"] =
+    "call_budget") and a google.rpc.RetryInfo (1 s or more); so are calls that fail (a bad
+    token, no admin token): they are charged alike. A caller that calls again before that
+    delay has passed gets its next refusal only after it (5 s at most). A bot's own seat
+    calls stay far within the default budget.
     """
 
     def CreateMatch(self, request, context):
@@ -122,16 +142,18 @@ class MatchServiceServicer:
 
         Admission: the server creates only the matches it can serve. It refuses with
         RESOURCE_EXHAUSTED (TOO_MANY_MATCHES) when it holds its limit of active matches in
-        all or for this caller, and (CREATE_RATE_LIMITED) when the caller creates matches
-        faster than its rate allows; ErrorInfo.metadata["limit"] names the limit
-        ("active_matches", "active_matches_per_caller", "creates_per_minute") and a
+        all or for this caller, or its fair share of the server while another caller waits,
+        and (CREATE_RATE_LIMITED) when the caller creates matches faster than its rate
+        allows; ErrorInfo.metadata["limit"] names the limit ("active_matches",
+        "active_matches_per_caller", "fair_share", "creates_per_minute") and a
         google.rpc.RetryInfo says when to try again. A caller is the peer's host; a call with
-        the server's admin token is bound by the server-wide limit only. `botarena serve
+        the server's admin token is bound by the server-wide limit only, and a reserve of
+        active matches (a tenth by default) is kept for it and the ladder. `botarena serve
         --help` lists the defaults and their flags.
 
         Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, UNKNOWN_GAME, INVALID_SEAT_COUNT,
         INVALID_TIME_CONTROL), UNAUTHENTICATED (ADMIN_TOKEN_REQUIRED), RESOURCE_EXHAUSTED
-        (TOO_MANY_MATCHES, CREATE_RATE_LIMITED), ALREADY_EXISTS (REQUEST_ID_USED,
+        (TOO_MANY_MATCHES, CREATE_RATE_LIMITED, RATE_LIMITED), ALREADY_EXISTS (REQUEST_ID_USED,
         REQUEST_ID_CONFLICT).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -293,6 +315,16 @@ class MatchService:
     server takes them wait in a queue (10,000 by default), past which some end CANCELLED:
     retry those with backoff and the same request_id (the Python SDK's CallCancelledError
     is retryable).
+
+    Call budgets (`botarena serve --call-budget`): every call of every RPC here and in
+    LadderService costs its caller (the peer's host, whatever token it carries) some units
+    of a per-second budget (a GetMatch 1, a SubmitMove 1, a ListMatches 1 + page_size / 10,
+    a CreateMatch 5; docs/decisions.md: Call budgets). A call over its caller's budget is
+    refused before any work with RESOURCE_EXHAUSTED (RATE_LIMITED, metadata["limit"] =
+    "call_budget") and a google.rpc.RetryInfo (1 s or more); so are calls that fail (a bad
+    token, no admin token): they are charged alike. A caller that calls again before that
+    delay has passed gets its next refusal only after it (5 s at most). A bot's own seat
+    calls stay far within the default budget.
     """
 
     @staticmethod
