@@ -16,8 +16,9 @@ of the throughput: a SQLite write waits on the disk), next to its weight in
 
 Part 2, the runner: a server in this process counts the calls of ``botarena match
 --server ... --bot random --bot random --game qwixx --concurrency 50`` by method and
-second, and prints the runner's cost units per second (mean and the busiest second)
-next to ``--call-budget``'s default. Never a test: the machine's load moves every figure.
+second, and prints the runner's cost units per second (mean and the busiest second), of
+plays and of other calls, next to ``--play-budget``'s and ``--call-budget``'s defaults.
+Never a test: the machine's load moves every figure.
 """
 
 from __future__ import annotations
@@ -43,9 +44,9 @@ import grpc
 
 from botarena.server.games import get_rules
 from botarena.server.ladder import Ladder, LadderSettings
-from botarena.server.match import DEFAULT_CALL_BUDGET, MatchSettings
+from botarena.server.match import DEFAULT_CALL_BUDGET, DEFAULT_PLAY_BUDGET, MatchSettings
 from botarena.server.service import configure_logging, create_server, durable_manager
-from botarena.server.service._budget import call_cost
+from botarena.server.service._budget import PLAY_METHODS, call_cost
 from botarena.server.store import SqliteStore
 from botarena.v1 import (
     ladder_pb2,
@@ -210,14 +211,27 @@ def _request_of(kind: str) -> Any:
 
 
 class _Count(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """Counts calls by second and method; a play's method is counted as ``+Method``."""
+
     def __init__(self) -> None:
         self.by_second: collections.defaultdict[int, collections.Counter[str]] = (
             collections.defaultdict(collections.Counter)
         )
 
     async def intercept_service(self, continuation: Any, details: Any) -> Any:
-        self.by_second[int(time.monotonic())][details.method.rsplit("/", 1)[-1]] += 1
+        method = details.method.rsplit("/", 1)[-1]
+        token = any(key == "authorization" for key, _ in details.invocation_metadata or ())
+        play = method in PLAY_METHODS and token
+        self.by_second[int(time.monotonic())][f"+{method}" if play else method] += 1
         return await continuation(details)
+
+
+def _units(calls: collections.Counter[str], plays: bool) -> float:
+    return sum(
+        call_cost(name.lstrip("+"))(None) * count
+        for name, count in calls.items()
+        if name.startswith("+") == plays
+    )
 
 
 async def _runner(args: argparse.Namespace, folder: str) -> None:
@@ -244,21 +258,23 @@ async def _runner(args: argparse.Namespace, folder: str) -> None:
     took = time.monotonic() - start
     await server.stop(None)
     calls: collections.Counter[str] = collections.Counter()
-    units = []
     for second in count.by_second.values():
         calls.update(second)
-        units.append(sum(call_cost(name)(None) * n for name, n in second.items()))
-    total = sum(call_cost(name)(None) * n for name, n in calls.items())
     print(
         f"runner: {args.runner_games} Qwixx games at --concurrency {args.concurrency} in "
         f"{took:.1f} s (exit {runner.returncode}): {sum(calls.values())} calls "
-        f"{dict(calls.most_common())}"
+        f"(+: plays) {dict(calls.most_common())}"
     )
-    print(
-        f"  cost units: {total / took:.0f}/s mean, {max(units, default=0):.0f} in the "
-        f"busiest second; --call-budget default {DEFAULT_CALL_BUDGET}/s "
-        f"(x{DEFAULT_CALL_BUDGET / max(1.0, max(units, default=1)):.1f} the busiest second)"
-    )
+    for plays, name, default in (
+        (True, "--play-budget", DEFAULT_PLAY_BUDGET),
+        (False, "--call-budget", DEFAULT_CALL_BUDGET),
+    ):
+        busiest = max((_units(second, plays) for second in count.by_second.values()), default=0)
+        print(
+            f"  {'plays' if plays else 'other calls'}: {_units(calls, plays) / took:.0f} "
+            f"units/s mean, {busiest:.0f} in the busiest second; {name} default "
+            f"{default}/s (x{default / max(1.0, busiest):.1f} the busiest second)"
+        )
 
 
 def main() -> None:

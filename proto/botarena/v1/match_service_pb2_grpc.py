@@ -53,8 +53,10 @@ class MatchServiceStub:
     refused before any work with RESOURCE_EXHAUSTED (RATE_LIMITED, metadata["limit"] =
     "call_budget") and a google.rpc.RetryInfo (1 s or more); so are calls that fail (a bad
     token, no admin token): they are charged alike. A caller that calls again before that
-    delay has passed gets its next refusal only after it (5 s at most). A bot's own seat
-    calls stay far within the default budget.
+    delay has passed gets its next refusal only after it (5 s at most). A seat's or a
+    bot's own calls with its token (SubmitMove, GetPlayerView, StreamMatchEvents,
+    ResignMatch, Connect) spend a larger play budget (`--play-budget`); calls with the
+    server's admin token are not charged.
     """
 
     def __init__(self, channel):
@@ -133,8 +135,10 @@ class MatchServiceServicer:
     refused before any work with RESOURCE_EXHAUSTED (RATE_LIMITED, metadata["limit"] =
     "call_budget") and a google.rpc.RetryInfo (1 s or more); so are calls that fail (a bad
     token, no admin token): they are charged alike. A caller that calls again before that
-    delay has passed gets its next refusal only after it (5 s at most). A bot's own seat
-    calls stay far within the default budget.
+    delay has passed gets its next refusal only after it (5 s at most). A seat's or a
+    bot's own calls with its token (SubmitMove, GetPlayerView, StreamMatchEvents,
+    ResignMatch, Connect) spend a larger play budget (`--play-budget`); calls with the
+    server's admin token are not charged.
     """
 
     def CreateMatch(self, request, context):
@@ -323,8 +327,10 @@ class MatchService:
     refused before any work with RESOURCE_EXHAUSTED (RATE_LIMITED, metadata["limit"] =
     "call_budget") and a google.rpc.RetryInfo (1 s or more); so are calls that fail (a bad
     token, no admin token): they are charged alike. A caller that calls again before that
-    delay has passed gets its next refusal only after it (5 s at most). A bot's own seat
-    calls stay far within the default budget.
+    delay has passed gets its next refusal only after it (5 s at most). A seat's or a
+    bot's own calls with its token (SubmitMove, GetPlayerView, StreamMatchEvents,
+    ResignMatch, Connect) spend a larger play budget (`--play-budget`); calls with the
+    server's admin token are not charged.
     """
 
     @staticmethod

@@ -54,8 +54,10 @@ class MatchServiceStub:
     refused before any work with RESOURCE_EXHAUSTED (RATE_LIMITED, metadata["limit"] =
     "call_budget") and a google.rpc.RetryInfo (1 s or more); so are calls that fail (a bad
     token, no admin token): they are charged alike. A caller that calls again before that
-    delay has passed gets its next refusal only after it (5 s at most). A bot's own seat
-    calls stay far within the default budget.
+    delay has passed gets its next refusal only after it (5 s at most). A seat's or a
+    bot's own calls with its token (SubmitMove, GetPlayerView, StreamMatchEvents,
+    ResignMatch, Connect) spend a larger play budget (`--play-budget`); calls with the
+    server's admin token are not charged.
     """
 
     @_typing.overload
@@ -167,8 +169,10 @@ class MatchServiceAsyncStub(MatchServiceStub):
     refused before any work with RESOURCE_EXHAUSTED (RATE_LIMITED, metadata["limit"] =
     "call_budget") and a google.rpc.RetryInfo (1 s or more); so are calls that fail (a bad
     token, no admin token): they are charged alike. A caller that calls again before that
-    delay has passed gets its next refusal only after it (5 s at most). A bot's own seat
-    calls stay far within the default budget.
+    delay has passed gets its next refusal only after it (5 s at most). A seat's or a
+    bot's own calls with its token (SubmitMove, GetPlayerView, StreamMatchEvents,
+    ResignMatch, Connect) spend a larger play budget (`--play-budget`); calls with the
+    server's admin token are not charged.
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
@@ -276,8 +280,10 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
     refused before any work with RESOURCE_EXHAUSTED (RATE_LIMITED, metadata["limit"] =
     "call_budget") and a google.rpc.RetryInfo (1 s or more); so are calls that fail (a bad
     token, no admin token): they are charged alike. A caller that calls again before that
-    delay has passed gets its next refusal only after it (5 s at most). A bot's own seat
-    calls stay far within the default budget.
+    delay has passed gets its next refusal only after it (5 s at most). A seat's or a
+    bot's own calls with its token (SubmitMove, GetPlayerView, StreamMatchEvents,
+    ResignMatch, Connect) spend a larger play budget (`--play-budget`); calls with the
+    server's admin token are not charged.
     """
 
     @_abc_1.abstractmethod

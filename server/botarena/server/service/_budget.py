@@ -9,7 +9,8 @@ caller is the peer's host (``_auth.peer_host``). A *play* (a seat's or a bot's o
 match runner's or a ladder's seats; every other call spends the (smaller) call budget.
 A call rejected for its credentials (a bad token, no admin token) is charged its cost
 again to the call budget, which may go into debt: until it is out of it, the caller's
-plays are refused too, so a flood of bad tokens runs out of budget at once. A caller
+plays are refused too, so a flood of bad tokens runs out of budget at once. A call with
+the server's admin token is not charged (its holder is trusted, as by admission). A caller
 that calls again before its refusal's ``RetryInfo`` delay has its refusal held
 (:class:`RefusalHold`), like CreateMatch's admission.
 """
@@ -25,7 +26,7 @@ from typing import Any
 import grpc
 
 from botarena.server.match import CallBudget, MatchError, Refusals
-from botarena.server.service._auth import peer_host
+from botarena.server.service._auth import holds_admin_token, peer_host
 from botarena.server.service._errors import abort, refuse
 
 __all__ = ["CALL_COSTS", "PLAY_METHODS", "BudgetGate", "RefusalHold", "call_cost"]
@@ -121,15 +122,23 @@ class BudgetGate:
     Args:
         budget: The per-caller budgets.
         hold: Holds the refusals of callers that retry too soon.
+        admin_token: The server's admin token: calls that carry it are not charged.
     """
 
-    def __init__(self, budget: CallBudget, hold: RefusalHold) -> None:
+    def __init__(
+        self, budget: CallBudget, hold: RefusalHold, *, admin_token: str | None = None
+    ) -> None:
         self.budget = budget
         self.hold = hold
+        self._admin_token = admin_token or None
 
     def _charge(self, method: str, cost: float, context: Any) -> tuple[str, MatchError | None]:
         key = peer_host(context.peer() or "")
-        play = method in PLAY_METHODS and _has_token(context)
+        token = _has_token(context)
+        admin = self._admin_token
+        if token and admin is not None and holds_admin_token(context, admin):
+            return key, None
+        play = token and method in PLAY_METHODS
         try:
             self.budget.charge(key, cost, play=play)
             if method in _REGISTRATIONS:

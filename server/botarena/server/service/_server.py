@@ -193,7 +193,8 @@ async def create_server(
     hold = RefusalHold(manager.admission.refusals)
     gate = None
     if call_budget is not None:
-        gate = BudgetGate(CallBudget(call_budget, refusals=hold.refusals), hold)
+        budget = CallBudget(call_budget, refusals=hold.refusals)
+        gate = BudgetGate(budget, hold, admin_token=admin_token)
     servicer = MatchServicer(
         manager, admin_token=admin_token, config_overrides=overrides, hold=hold
     )
