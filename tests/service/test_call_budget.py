@@ -96,23 +96,21 @@ def test_a_caller_over_its_budget_is_refused_with_retry_info_while_another_is_se
 ) -> None:
     async def scenario(channels: Channels, _port: int) -> None:
         greedy, other = _stubs(channels)
-        # 100 units a second, 200 at once: a page of 500 costs 63.5, so three pass.
-        for _ in range(3):
-            await greedy.ListMatches(_BIG_PAGE)
+        # 20 units a second, 40 at once: a page of 500 costs 63.5, more than the bucket
+        # holds, so it takes a full one and leaves it 23.5 in debt: 3.2 s to the next.
+        await greedy.ListMatches(_BIG_PAGE)
         failure = await _refusal(greedy.ListMatches(_BIG_PAGE), client_tools)
         assert failure.code == grpc.StatusCode.RESOURCE_EXHAUSTED
         assert failure.reason == "RATE_LIMITED"
-        assert failure.metadata == {"limit": "call_budget", "max": "100"}
+        assert failure.metadata == {"limit": "call_budget", "max": "20"}
         assert failure.retry_after is not None
         assert failure.retry_after >= 1.0
-        # The 9.5 units left pay for a cheap call: it is served (and finds no match).
         get = match_service_pb2.GetMatchRequest(name="matches/0123456789abcdef")
-        assert (await _refusal(greedy.GetMatch(get), client_tools)).reason == "MATCH_NOT_FOUND"
-        # The other caller has its own budget.
-        for _ in range(3):
-            await other.ListMatches(_BIG_PAGE)
+        assert (await _refusal(greedy.GetMatch(get), client_tools)).reason == "RATE_LIMITED"
+        # The other caller has its own budget: served (it finds no match).
+        assert (await _refusal(other.GetMatch(get), client_tools)).reason == "MATCH_NOT_FOUND"
 
-    _serve(scenario, call_budget=CallBudgetLimits(units_per_second=100))
+    _serve(scenario, call_budget=CallBudgetLimits(units_per_second=20))
 
 
 def test_calls_rejected_for_their_credentials_are_charged_twice_and_refuse_plays_not_admins(
@@ -157,19 +155,30 @@ def test_a_seats_own_calls_spend_the_play_budget_not_the_call_budget(
     client_tools: Tools,
 ) -> None:
     async def scenario(channels: Channels, _port: int) -> None:
-        stub, _ = _stubs(channels)
-        created = await _create(stub)  # 5 of the 10 units at once
+        stub, creator = _stubs(channels)
+        created = await _create(creator)  # another caller's budget
         seat = created.match.seats_to_act[0]
         token = created.seat_tokens[seat].token
         name = match_service_pb2.GetMatchRequest(name=created.match.name)
-        for _ in range(5):
+        # 1 unit a second, 2 at once: two GetMatch, then 1 s before each more.
+        for _ in range(2):
             await stub.GetMatch(name)
         failure = await _refusal(stub.GetMatch(name), client_tools)
-        assert (failure.code, failure.metadata["limit"]) == (
+        assert (failure.code, failure.metadata) == (
             grpc.StatusCode.RESOURCE_EXHAUSTED,
-            "call_budget",
+            {"limit": "call_budget", "max": "1"},
         )
-        # The seat plays on: views and a move with its token cost the play budget.
+        # A spectator's view and stream (no token) are no plays: they cost 2, which the
+        # call budget has not.
+        spectator = match_service_pb2.GetPlayerViewRequest(match=created.match.name)
+        assert (await _refusal(stub.GetPlayerView(spectator), client_tools)).reason == (
+            "RATE_LIMITED"
+        )
+        watch = match_service_pb2.StreamMatchEventsRequest(match=created.match.name)
+        failure = await _refusal(stub.StreamMatchEvents(watch).read(), client_tools)
+        assert failure.reason == "RATE_LIMITED"
+        # The seat plays on: views, a move and its event stream, with its token, cost
+        # the play budget.
         for _ in range(20):
             view = await stub.GetPlayerView(
                 match_service_pb2.GetPlayerViewRequest(), metadata=_bearer(token)
@@ -180,16 +189,16 @@ def test_a_seats_own_calls_spend_the_play_budget_not_the_call_budget(
             ),
             metadata=_bearer(token),
         )
-        # A spectator's view (no token) is no play: it costs the spent call budget.
-        spectator = match_service_pb2.GetPlayerViewRequest(match=created.match.name)
-        assert (await _refusal(stub.GetPlayerView(spectator), client_tools)).metadata == {
-            "limit": "call_budget",
-            "max": "5",
-        }
+        events = stub.StreamMatchEvents(
+            match_service_pb2.StreamMatchEventsRequest(), metadata=_bearer(token)
+        )
+        first = await events.read()
+        assert first.event.state_version == 0
+        events.cancel()
 
     _serve(
         scenario,
-        call_budget=CallBudgetLimits(units_per_second=5, play_units_per_second=1000),
+        call_budget=CallBudgetLimits(units_per_second=1, play_units_per_second=1000),
     )
 
 
@@ -203,7 +212,7 @@ def test_the_sdk_raises_a_retryable_error_with_the_servers_delay() -> None:
         assert refused.value.retry_after is not None
         assert refused.value.retry_after >= 1.0
 
-    _serve(scenario, call_budget=CallBudgetLimits(units_per_second=40))
+    _serve(scenario, call_budget=CallBudgetLimits(units_per_second=10))
 
 
 def test_bot_registrations_have_their_own_hourly_rate_per_caller(
