@@ -120,8 +120,8 @@ def test_calls_rejected_for_their_credentials_are_charged_twice_and_refuse_plays
         player, flooder = _stubs(channels)
         created = await _create(player, admin=ADMIN)
         token = created.seat_tokens[0].token
-        # CreateMatch costs 5, and 5 more when rejected: 5 units at once are 5 in debt
-        # after one, which 2.5 a second pay back in 2 s.
+        # CreateMatch costs 5, and 5 more when rejected: 1 unit a second, 2 at once, are
+        # 8 in debt after one.
         failure = await _refusal(_create(flooder), client_tools)
         assert (failure.code, failure.reason) == (
             grpc.StatusCode.UNAUTHENTICATED,
@@ -147,7 +147,7 @@ def test_calls_rejected_for_their_credentials_are_charged_twice_and_refuse_plays
     _serve(
         scenario,
         admin_token=ADMIN,
-        call_budget=CallBudgetLimits(units_per_second=2.5, play_units_per_second=1000),
+        call_budget=CallBudgetLimits(units_per_second=1, play_units_per_second=1000),
     )
 
 
@@ -160,16 +160,15 @@ def test_a_seats_own_calls_spend_the_play_budget_not_the_call_budget(
         seat = created.match.seats_to_act[0]
         token = created.seat_tokens[seat].token
         name = match_service_pb2.GetMatchRequest(name=created.match.name)
-        # 1 unit a second, 2 at once: two GetMatch, then 1 s before each more.
-        for _ in range(2):
-            await stub.GetMatch(name)
+        # A unit in 4 s, half of one at once: a GetMatch takes a full bucket and leaves it
+        # in debt, 4 s from the next call.
+        await stub.GetMatch(name)
         failure = await _refusal(stub.GetMatch(name), client_tools)
         assert (failure.code, failure.metadata) == (
             grpc.StatusCode.RESOURCE_EXHAUSTED,
-            {"limit": "call_budget", "max": "1"},
+            {"limit": "call_budget", "max": "0.25"},
         )
-        # A spectator's view and stream (no token) are no plays: they cost 2, which the
-        # call budget has not.
+        # A spectator's view and stream (no token) are no plays: refused too.
         spectator = match_service_pb2.GetPlayerViewRequest(match=created.match.name)
         assert (await _refusal(stub.GetPlayerView(spectator), client_tools)).reason == (
             "RATE_LIMITED"
@@ -198,7 +197,7 @@ def test_a_seats_own_calls_spend_the_play_budget_not_the_call_budget(
 
     _serve(
         scenario,
-        call_budget=CallBudgetLimits(units_per_second=1, play_units_per_second=1000),
+        call_budget=CallBudgetLimits(units_per_second=0.25, play_units_per_second=1000),
     )
 
 

@@ -106,6 +106,8 @@ _DEFAULT_MAX_CALLERS = 10_000
 _BURST_FRACTION = 10
 # A call budget's bucket holds this many seconds' worth.
 _CALL_BURST_SECONDS = 2.0
+# Rejected calls put a call budget at most this many seconds of its rate in debt.
+_MAX_DEBT_SECONDS = 10.0
 # A registration bucket holds this fraction of an hour's allowance.
 _REGISTRATION_BURST_FRACTION = 4
 # TOO_MANY_MATCHES cannot know when a match ends; retrying sooner only adds load.
@@ -261,8 +263,10 @@ class Refusals:
     def note(self, key: str, retry_after: float) -> None:
         """Record that the caller was refused now and told to retry in ``retry_after``."""
         now = self._clock()
-        due, _ = self._refused.pop(key, (now, 0.0))
-        hold = min(retry_after, _MAX_HOLD) if now < due else 0.0
+        due, held = self._refused.pop(key, (now, 0.0))
+        # Each refusal in a row that came too soon doubles the hold: a flood that ignores
+        # a 1 s RetryInfo soon waits 5 s a call.
+        hold = min(max(retry_after, 2 * held), _MAX_HOLD) if now < due else 0.0
         self._refused[key] = (now + retry_after, hold)
         if len(self._refused) > self._max_callers:
             self._refused.popitem(last=False)
@@ -271,9 +275,9 @@ class Refusals:
         """Return how long to hold the answer to the caller's last refusal.
 
         0 unless the caller had been refused before and retried before the time it was
-        told: then that time, 5 s at most. A flood's calls then wait idle instead of
-        queueing before everyone else's calls (bench/bench_flood.py), and a client that
-        honours RetryInfo never waits.
+        told: then that time, doubled for each such refusal in a row, 5 s at most. A
+        flood's calls then wait idle instead of queueing before everyone else's calls
+        (bench/bench_flood.py), and a client that honours RetryInfo never waits.
         """
         return self._refused.get(key, (0.0, 0.0))[1]
 
@@ -332,11 +336,12 @@ class CallBudget:
     def penalize(self, key: str, cost: float) -> None:
         """Charge ``cost`` units again, to the caller's other budget (not its play
         budget), for a call that was rejected (a bad token, say): it may go into debt,
-        down to minus its burst, and until it is out of debt the caller's plays are
-        refused too."""
+        down to ten seconds of its rate, and until it is out of debt the caller's plays
+        are refused too."""
         if self._calls.rate:
             bucket = self._calls.refilled(key)
-            bucket.tokens = max(-self._calls.burst, bucket.tokens - cost)
+            floor = -self._calls.rate * _MAX_DEBT_SECONDS
+            bucket.tokens = max(floor, bucket.tokens - cost)
 
     def charge_registration(self, key: str) -> None:
         """Spend one of the caller's bot registrations, or refuse it.
