@@ -47,16 +47,17 @@ class MatchServiceStub:
     is retryable).
 
     Call budgets (`botarena serve --call-budget`): every call of every RPC here and in
-    LadderService costs its caller (the peer's host, whatever token it carries) some units
-    of a per-second budget (a GetMatch 1, a SubmitMove 1, a ListMatches 1 + page_size / 10,
-    a CreateMatch 5; docs/decisions.md: Call budgets). A call over its caller's budget is
-    refused before any work with RESOURCE_EXHAUSTED (RATE_LIMITED, metadata["limit"] =
-    "call_budget") and a google.rpc.RetryInfo (1 s or more); so are calls that fail (a bad
-    token, no admin token): they are charged alike. A caller that calls again before that
-    delay has passed gets its next refusal only after it (5 s at most). A seat's or a
-    bot's own calls with its token (SubmitMove, GetPlayerView, StreamMatchEvents,
-    ResignMatch, Connect) spend a larger play budget (`--play-budget`); calls with the
-    server's admin token are not charged.
+    LadderService costs its caller (the peer's host) some units of a per-second budget (a
+    GetMatch 1, a SubmitMove 1, a ListMatches 1 + page_size / 8, a CreateMatch 5;
+    docs/decisions.md: Call budgets). A call over its caller's budget is refused before
+    any work with RESOURCE_EXHAUSTED (RATE_LIMITED, metadata["limit"] = "call_budget" or
+    "play_budget") and a google.rpc.RetryInfo (1 s or more). Calls that fail for their
+    credentials (a bad token, no admin token) are charged twice, and while they keep the
+    budget in debt the caller's plays are refused too. A caller that calls again before
+    the delay has passed gets its next refusal only after it (doubled for each such
+    refusal in a row, 5 s at most). A seat's or a bot's own calls with its token
+    (SubmitMove, GetPlayerView, StreamMatchEvents, ResignMatch, Connect) spend a larger
+    play budget (`--play-budget`); calls with the server's admin token are not charged.
     """
 
     def __init__(self, channel):
@@ -129,16 +130,17 @@ class MatchServiceServicer:
     is retryable).
 
     Call budgets (`botarena serve --call-budget`): every call of every RPC here and in
-    LadderService costs its caller (the peer's host, whatever token it carries) some units
-    of a per-second budget (a GetMatch 1, a SubmitMove 1, a ListMatches 1 + page_size / 10,
-    a CreateMatch 5; docs/decisions.md: Call budgets). A call over its caller's budget is
-    refused before any work with RESOURCE_EXHAUSTED (RATE_LIMITED, metadata["limit"] =
-    "call_budget") and a google.rpc.RetryInfo (1 s or more); so are calls that fail (a bad
-    token, no admin token): they are charged alike. A caller that calls again before that
-    delay has passed gets its next refusal only after it (5 s at most). A seat's or a
-    bot's own calls with its token (SubmitMove, GetPlayerView, StreamMatchEvents,
-    ResignMatch, Connect) spend a larger play budget (`--play-budget`); calls with the
-    server's admin token are not charged.
+    LadderService costs its caller (the peer's host) some units of a per-second budget (a
+    GetMatch 1, a SubmitMove 1, a ListMatches 1 + page_size / 8, a CreateMatch 5;
+    docs/decisions.md: Call budgets). A call over its caller's budget is refused before
+    any work with RESOURCE_EXHAUSTED (RATE_LIMITED, metadata["limit"] = "call_budget" or
+    "play_budget") and a google.rpc.RetryInfo (1 s or more). Calls that fail for their
+    credentials (a bad token, no admin token) are charged twice, and while they keep the
+    budget in debt the caller's plays are refused too. A caller that calls again before
+    the delay has passed gets its next refusal only after it (doubled for each such
+    refusal in a row, 5 s at most). A seat's or a bot's own calls with its token
+    (SubmitMove, GetPlayerView, StreamMatchEvents, ResignMatch, Connect) spend a larger
+    play budget (`--play-budget`); calls with the server's admin token are not charged.
     """
 
     def CreateMatch(self, request, context):
@@ -321,16 +323,17 @@ class MatchService:
     is retryable).
 
     Call budgets (`botarena serve --call-budget`): every call of every RPC here and in
-    LadderService costs its caller (the peer's host, whatever token it carries) some units
-    of a per-second budget (a GetMatch 1, a SubmitMove 1, a ListMatches 1 + page_size / 10,
-    a CreateMatch 5; docs/decisions.md: Call budgets). A call over its caller's budget is
-    refused before any work with RESOURCE_EXHAUSTED (RATE_LIMITED, metadata["limit"] =
-    "call_budget") and a google.rpc.RetryInfo (1 s or more); so are calls that fail (a bad
-    token, no admin token): they are charged alike. A caller that calls again before that
-    delay has passed gets its next refusal only after it (5 s at most). A seat's or a
-    bot's own calls with its token (SubmitMove, GetPlayerView, StreamMatchEvents,
-    ResignMatch, Connect) spend a larger play budget (`--play-budget`); calls with the
-    server's admin token are not charged.
+    LadderService costs its caller (the peer's host) some units of a per-second budget (a
+    GetMatch 1, a SubmitMove 1, a ListMatches 1 + page_size / 8, a CreateMatch 5;
+    docs/decisions.md: Call budgets). A call over its caller's budget is refused before
+    any work with RESOURCE_EXHAUSTED (RATE_LIMITED, metadata["limit"] = "call_budget" or
+    "play_budget") and a google.rpc.RetryInfo (1 s or more). Calls that fail for their
+    credentials (a bad token, no admin token) are charged twice, and while they keep the
+    budget in debt the caller's plays are refused too. A caller that calls again before
+    the delay has passed gets its next refusal only after it (doubled for each such
+    refusal in a row, 5 s at most). A seat's or a bot's own calls with its token
+    (SubmitMove, GetPlayerView, StreamMatchEvents, ResignMatch, Connect) spend a larger
+    play budget (`--play-budget`); calls with the server's admin token are not charged.
     """
 
     @staticmethod
