@@ -13,7 +13,8 @@ from typing import Any
 import grpc
 import pytest
 
-from botarena.clients import AsyncMatchClient, RateLimitedError
+from botarena.bots import RandomBot
+from botarena.clients import AsyncMatchClient, RateLimitedError, run_ladder_bot_async
 from botarena.clients._retry import is_retryable
 from botarena.server.games import get_rules
 from botarena.server.ladder import Ladder, LadderSettings
@@ -275,3 +276,46 @@ def test_a_waiting_caller_gets_its_fair_share_and_the_reserve_stays_for_the_ladd
         assert manager.active_count == 5
 
     _serve(scenario, manager=manager)
+
+
+def test_a_ladder_bot_refused_by_the_budget_connects_once_its_retry_info_has_passed(
+    tmp_path: Path, client_tools: Tools
+) -> None:
+    store = SqliteStore(tmp_path / "ladder.db")
+    ladder = Ladder(MatchManager(), store.ladder_store(), LadderSettings())
+
+    async def scenario(channels: Channels, port: int) -> None:
+        bot_host, registrar = (ladder_pb2_grpc.LadderServiceStub(channel) for channel in channels)
+        registered = await registrar.RegisterBot(
+            ladder_pb2.RegisterBotRequest(
+                display_name="patient", owner="test", game=match_pb2.GAME_QWIRKLE
+            )
+        )
+        connect = ladder_pb2.ConnectRequest(capacity=1)
+        # 1 unit a second, 2 at once: two Connects with a bad secret (2 units each,
+        # charged again when rejected) leave the bot's host 2 units in debt.
+        for _ in range(2):
+            call = bot_host.Connect(connect, metadata=_bearer("not-a-secret"))
+            assert (await _refusal(call.read(), client_tools)).reason == "BOT_SECRET_INVALID"
+        call = bot_host.Connect(connect, metadata=_bearer(registered.secret))
+        assert (await _refusal(call.read(), client_tools)).reason == "RATE_LIMITED"
+        # The SDK's ladder bot waits the RetryInfo and gets in.
+        task = asyncio.create_task(
+            run_ladder_bot_async(RandomBot, server=f"127.0.0.1:{port}", secret=registered.secret)
+        )
+        try:
+            while not any(row.connected for row in ladder.leaderboard("qwirkle")):
+                assert not task.done(), task
+                await asyncio.sleep(0.05)
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+    try:
+        _serve(
+            scenario,
+            ladder=ladder,
+            call_budget=CallBudgetLimits(units_per_second=1, play_units_per_second=1000),
+        )
+    finally:
+        store.close()
