@@ -81,6 +81,25 @@ def _serve(scenario: Callable[[Channels, int], Awaitable[None]], **options: Any)
     asyncio.run(main())
 
 
+def _serve_ladder(
+    scenario: Callable[[Channels, int, Ladder], Awaitable[None]],
+    folder: Path,
+    budget: CallBudgetLimits,
+) -> None:
+    """Run ``scenario`` as :func:`_serve` does, against a server with a ladder (on a
+    SQLite file in ``folder``), which it is given too."""
+    store = SqliteStore(folder / "ladder.db")
+    ladder = Ladder(MatchManager(), store.ladder_store(), LadderSettings())
+    try:
+        _serve(
+            lambda channels, port: scenario(channels, port, ladder),
+            ladder=ladder,
+            call_budget=budget,
+        )
+    finally:
+        store.close()
+
+
 def _stubs(channels: Channels) -> list[Any]:
     return [match_service_pb2_grpc.MatchServiceStub(channel) for channel in channels]
 
@@ -218,10 +237,7 @@ def test_the_sdk_raises_a_retryable_error_with_the_servers_delay() -> None:
 def test_bot_registrations_have_their_own_hourly_rate_per_caller(
     tmp_path: Path, client_tools: Tools
 ) -> None:
-    store = SqliteStore(tmp_path / "ladder.db")
-    ladder = Ladder(MatchManager(), store.ladder_store(), LadderSettings())
-
-    async def scenario(channels: Channels, _port: int) -> None:
+    async def scenario(channels: Channels, _port: int, _ladder: Ladder) -> None:
         first, second = (ladder_pb2_grpc.LadderServiceStub(channel) for channel in channels)
 
         def register(stub: Any, name: str) -> Any:
@@ -242,10 +258,7 @@ def test_bot_registrations_have_their_own_hourly_rate_per_caller(
         assert failure.retry_after > 60  # an eighth of an hour, less what passed
         await register(second, "beta")  # another caller registers
 
-    try:
-        _serve(scenario, ladder=ladder, call_budget=CallBudgetLimits(registrations_per_hour=8))
-    finally:
-        store.close()
+    _serve_ladder(scenario, tmp_path, CallBudgetLimits(registrations_per_hour=8))
 
 
 def test_a_waiting_caller_gets_its_fair_share_and_the_reserve_stays_for_the_ladder(
@@ -281,10 +294,7 @@ def test_a_waiting_caller_gets_its_fair_share_and_the_reserve_stays_for_the_ladd
 def test_a_ladder_bot_refused_by_the_budget_connects_once_its_retry_info_has_passed(
     tmp_path: Path, client_tools: Tools
 ) -> None:
-    store = SqliteStore(tmp_path / "ladder.db")
-    ladder = Ladder(MatchManager(), store.ladder_store(), LadderSettings())
-
-    async def scenario(channels: Channels, port: int) -> None:
+    async def scenario(channels: Channels, port: int, ladder: Ladder) -> None:
         bot_host, registrar = (ladder_pb2_grpc.LadderServiceStub(channel) for channel in channels)
         registered = await registrar.RegisterBot(
             ladder_pb2.RegisterBotRequest(
@@ -311,11 +321,5 @@ def test_a_ladder_bot_refused_by_the_budget_connects_once_its_retry_info_has_pas
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
 
-    try:
-        _serve(
-            scenario,
-            ladder=ladder,
-            call_budget=CallBudgetLimits(units_per_second=1, play_units_per_second=1000),
-        )
-    finally:
-        store.close()
+    budget = CallBudgetLimits(units_per_second=1, play_units_per_second=1000)
+    _serve_ladder(scenario, tmp_path, budget)
