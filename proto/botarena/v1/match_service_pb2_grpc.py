@@ -169,7 +169,8 @@ class MatchServiceServicer:
     def GetMatch(self, request, context):
         """Returns a match's public state.
 
-        Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND).
+        Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
+        RESOURCE_EXHAUSTED (RATE_LIMITED: every RPC, see Call budgets).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -179,7 +180,8 @@ class MatchServiceServicer:
         """Lists matches, newest first. Finished matches are listed from their stored
         summaries: a list never replays a match.
 
-        Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, INVALID_PAGE_TOKEN).
+        Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, INVALID_PAGE_TOKEN), RESOURCE_EXHAUSTED
+        (RATE_LIMITED: a page costs 1 + page_size / 8 units).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -190,7 +192,7 @@ class MatchServiceServicer:
         spectator's view without one, with the caller's legal moves when it must act.
 
         Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
-        PERMISSION_DENIED (SEAT_TOKEN_INVALID).
+        PERMISSION_DENIED (SEAT_TOKEN_INVALID), RESOURCE_EXHAUSTED (RATE_LIMITED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -204,7 +206,7 @@ class MatchServiceServicer:
         NOT_FOUND (MATCH_NOT_FOUND), UNAUTHENTICATED (SEAT_TOKEN_REQUIRED),
         PERMISSION_DENIED (SEAT_TOKEN_INVALID), ABORTED (STALE_STATE_VERSION),
         FAILED_PRECONDITION (NOT_YOUR_TURN, MATCH_FINISHED, SEAT_FORFEITED, and every
-        illegal-move reason of the game).
+        illegal-move reason of the game), RESOURCE_EXHAUSTED (RATE_LIMITED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -217,7 +219,8 @@ class MatchServiceServicer:
 
         Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
         UNAUTHENTICATED (SEAT_TOKEN_REQUIRED), PERMISSION_DENIED (SEAT_TOKEN_INVALID),
-        FAILED_PRECONDITION (MATCH_FINISHED, SEAT_FORFEITED).
+        FAILED_PRECONDITION (MATCH_FINISHED, SEAT_FORFEITED), RESOURCE_EXHAUSTED
+        (RATE_LIMITED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -232,7 +235,8 @@ class MatchServiceServicer:
         stream has sent its decision, or at most 50 ms later.
 
         Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
-        PERMISSION_DENIED (SEAT_TOKEN_INVALID), OUT_OF_RANGE (STATE_VERSION_AHEAD).
+        PERMISSION_DENIED (SEAT_TOKEN_INVALID), OUT_OF_RANGE (STATE_VERSION_AHEAD),
+        RESOURCE_EXHAUSTED (RATE_LIMITED, when the stream opens).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -244,7 +248,7 @@ class MatchServiceServicer:
         nothing is hidden then. A replay runs to hundreds of KiB: ask for gzip compression.
 
         Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
-        FAILED_PRECONDITION (MATCH_NOT_FINISHED).
+        FAILED_PRECONDITION (MATCH_NOT_FINISHED), RESOURCE_EXHAUSTED (RATE_LIMITED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -87,20 +87,22 @@ class MatchServiceStub:
     GetMatch: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.GetMatchRequest, _match_service_pb2.GetMatchResponse]
     """Returns a match's public state.
 
-    Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND).
+    Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
+    RESOURCE_EXHAUSTED (RATE_LIMITED: every RPC, see Call budgets).
     """
     ListMatches: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.ListMatchesRequest, _match_service_pb2.ListMatchesResponse]
     """Lists matches, newest first. Finished matches are listed from their stored
     summaries: a list never replays a match.
 
-    Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, INVALID_PAGE_TOKEN).
+    Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, INVALID_PAGE_TOKEN), RESOURCE_EXHAUSTED
+    (RATE_LIMITED: a page costs 1 + page_size / 8 units).
     """
     GetPlayerView: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.GetPlayerViewRequest, _match_service_pb2.GetPlayerViewResponse]
     """Returns the caller's view of a match: the seat's view for a seat token, the
     spectator's view without one, with the caller's legal moves when it must act.
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
-    PERMISSION_DENIED (SEAT_TOKEN_INVALID).
+    PERMISSION_DENIED (SEAT_TOKEN_INVALID), RESOURCE_EXHAUSTED (RATE_LIMITED).
     """
     SubmitMove: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.SubmitMoveRequest, _match_service_pb2.SubmitMoveResponse]
     """Submits the caller's move. Safe to retry with the same request_id: a repeat returns
@@ -110,7 +112,7 @@ class MatchServiceStub:
     NOT_FOUND (MATCH_NOT_FOUND), UNAUTHENTICATED (SEAT_TOKEN_REQUIRED),
     PERMISSION_DENIED (SEAT_TOKEN_INVALID), ABORTED (STALE_STATE_VERSION),
     FAILED_PRECONDITION (NOT_YOUR_TURN, MATCH_FINISHED, SEAT_FORFEITED, and every
-    illegal-move reason of the game).
+    illegal-move reason of the game), RESOURCE_EXHAUSTED (RATE_LIMITED).
     """
     ResignMatch: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.ResignMatchRequest, _match_service_pb2.ResignMatchResponse]
     """Resigns the caller's seat: it forfeits and ranks last. Whoever started a seat's bot
@@ -119,7 +121,8 @@ class MatchServiceStub:
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
     UNAUTHENTICATED (SEAT_TOKEN_REQUIRED), PERMISSION_DENIED (SEAT_TOKEN_INVALID),
-    FAILED_PRECONDITION (MATCH_FINISHED, SEAT_FORFEITED).
+    FAILED_PRECONDITION (MATCH_FINISHED, SEAT_FORFEITED), RESOURCE_EXHAUSTED
+    (RATE_LIMITED).
     """
     StreamMatchEvents: _grpc.UnaryStreamMultiCallable[_match_service_pb2.StreamMatchEventsRequest, _match_service_pb2.StreamMatchEventsResponse]
     """Streams a match's events as the caller may see them, starting after
@@ -130,7 +133,8 @@ class MatchServiceStub:
     stream has sent its decision, or at most 50 ms later.
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
-    PERMISSION_DENIED (SEAT_TOKEN_INVALID), OUT_OF_RANGE (STATE_VERSION_AHEAD).
+    PERMISSION_DENIED (SEAT_TOKEN_INVALID), OUT_OF_RANGE (STATE_VERSION_AHEAD),
+    RESOURCE_EXHAUSTED (RATE_LIMITED, when the stream opens).
     """
     GetReplay: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.GetReplayRequest, _match_service_pb2.GetReplayResponse]
     """Returns a finished match's replay: every event, every seat's view after each, and
@@ -138,7 +142,7 @@ class MatchServiceStub:
     nothing is hidden then. A replay runs to hundreds of KiB: ask for gzip compression.
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
-    FAILED_PRECONDITION (MATCH_NOT_FINISHED).
+    FAILED_PRECONDITION (MATCH_NOT_FINISHED), RESOURCE_EXHAUSTED (RATE_LIMITED).
     """
 
 @_typing.type_check_only
@@ -200,20 +204,22 @@ class MatchServiceAsyncStub(MatchServiceStub):
     GetMatch: _aio.UnaryUnaryMultiCallable[_match_service_pb2.GetMatchRequest, _match_service_pb2.GetMatchResponse]  # type: ignore[assignment]
     """Returns a match's public state.
 
-    Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND).
+    Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
+    RESOURCE_EXHAUSTED (RATE_LIMITED: every RPC, see Call budgets).
     """
     ListMatches: _aio.UnaryUnaryMultiCallable[_match_service_pb2.ListMatchesRequest, _match_service_pb2.ListMatchesResponse]  # type: ignore[assignment]
     """Lists matches, newest first. Finished matches are listed from their stored
     summaries: a list never replays a match.
 
-    Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, INVALID_PAGE_TOKEN).
+    Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, INVALID_PAGE_TOKEN), RESOURCE_EXHAUSTED
+    (RATE_LIMITED: a page costs 1 + page_size / 8 units).
     """
     GetPlayerView: _aio.UnaryUnaryMultiCallable[_match_service_pb2.GetPlayerViewRequest, _match_service_pb2.GetPlayerViewResponse]  # type: ignore[assignment]
     """Returns the caller's view of a match: the seat's view for a seat token, the
     spectator's view without one, with the caller's legal moves when it must act.
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
-    PERMISSION_DENIED (SEAT_TOKEN_INVALID).
+    PERMISSION_DENIED (SEAT_TOKEN_INVALID), RESOURCE_EXHAUSTED (RATE_LIMITED).
     """
     SubmitMove: _aio.UnaryUnaryMultiCallable[_match_service_pb2.SubmitMoveRequest, _match_service_pb2.SubmitMoveResponse]  # type: ignore[assignment]
     """Submits the caller's move. Safe to retry with the same request_id: a repeat returns
@@ -223,7 +229,7 @@ class MatchServiceAsyncStub(MatchServiceStub):
     NOT_FOUND (MATCH_NOT_FOUND), UNAUTHENTICATED (SEAT_TOKEN_REQUIRED),
     PERMISSION_DENIED (SEAT_TOKEN_INVALID), ABORTED (STALE_STATE_VERSION),
     FAILED_PRECONDITION (NOT_YOUR_TURN, MATCH_FINISHED, SEAT_FORFEITED, and every
-    illegal-move reason of the game).
+    illegal-move reason of the game), RESOURCE_EXHAUSTED (RATE_LIMITED).
     """
     ResignMatch: _aio.UnaryUnaryMultiCallable[_match_service_pb2.ResignMatchRequest, _match_service_pb2.ResignMatchResponse]  # type: ignore[assignment]
     """Resigns the caller's seat: it forfeits and ranks last. Whoever started a seat's bot
@@ -232,7 +238,8 @@ class MatchServiceAsyncStub(MatchServiceStub):
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
     UNAUTHENTICATED (SEAT_TOKEN_REQUIRED), PERMISSION_DENIED (SEAT_TOKEN_INVALID),
-    FAILED_PRECONDITION (MATCH_FINISHED, SEAT_FORFEITED).
+    FAILED_PRECONDITION (MATCH_FINISHED, SEAT_FORFEITED), RESOURCE_EXHAUSTED
+    (RATE_LIMITED).
     """
     StreamMatchEvents: _aio.UnaryStreamMultiCallable[_match_service_pb2.StreamMatchEventsRequest, _match_service_pb2.StreamMatchEventsResponse]  # type: ignore[assignment]
     """Streams a match's events as the caller may see them, starting after
@@ -243,7 +250,8 @@ class MatchServiceAsyncStub(MatchServiceStub):
     stream has sent its decision, or at most 50 ms later.
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
-    PERMISSION_DENIED (SEAT_TOKEN_INVALID), OUT_OF_RANGE (STATE_VERSION_AHEAD).
+    PERMISSION_DENIED (SEAT_TOKEN_INVALID), OUT_OF_RANGE (STATE_VERSION_AHEAD),
+    RESOURCE_EXHAUSTED (RATE_LIMITED, when the stream opens).
     """
     GetReplay: _aio.UnaryUnaryMultiCallable[_match_service_pb2.GetReplayRequest, _match_service_pb2.GetReplayResponse]  # type: ignore[assignment]
     """Returns a finished match's replay: every event, every seat's view after each, and
@@ -251,7 +259,7 @@ class MatchServiceAsyncStub(MatchServiceStub):
     nothing is hidden then. A replay runs to hundreds of KiB: ask for gzip compression.
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
-    FAILED_PRECONDITION (MATCH_NOT_FINISHED).
+    FAILED_PRECONDITION (MATCH_NOT_FINISHED), RESOURCE_EXHAUSTED (RATE_LIMITED).
     """
 
 class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -322,7 +330,8 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_match_service_pb2.GetMatchResponse, _abc.Awaitable[_match_service_pb2.GetMatchResponse]]:
         """Returns a match's public state.
 
-        Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND).
+        Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
+        RESOURCE_EXHAUSTED (RATE_LIMITED: every RPC, see Call budgets).
         """
 
     @_abc_1.abstractmethod
@@ -334,7 +343,8 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         """Lists matches, newest first. Finished matches are listed from their stored
         summaries: a list never replays a match.
 
-        Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, INVALID_PAGE_TOKEN).
+        Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, INVALID_PAGE_TOKEN), RESOURCE_EXHAUSTED
+        (RATE_LIMITED: a page costs 1 + page_size / 8 units).
         """
 
     @_abc_1.abstractmethod
@@ -347,7 +357,7 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         spectator's view without one, with the caller's legal moves when it must act.
 
         Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
-        PERMISSION_DENIED (SEAT_TOKEN_INVALID).
+        PERMISSION_DENIED (SEAT_TOKEN_INVALID), RESOURCE_EXHAUSTED (RATE_LIMITED).
         """
 
     @_abc_1.abstractmethod
@@ -363,7 +373,7 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         NOT_FOUND (MATCH_NOT_FOUND), UNAUTHENTICATED (SEAT_TOKEN_REQUIRED),
         PERMISSION_DENIED (SEAT_TOKEN_INVALID), ABORTED (STALE_STATE_VERSION),
         FAILED_PRECONDITION (NOT_YOUR_TURN, MATCH_FINISHED, SEAT_FORFEITED, and every
-        illegal-move reason of the game).
+        illegal-move reason of the game), RESOURCE_EXHAUSTED (RATE_LIMITED).
         """
 
     @_abc_1.abstractmethod
@@ -378,7 +388,8 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
 
         Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
         UNAUTHENTICATED (SEAT_TOKEN_REQUIRED), PERMISSION_DENIED (SEAT_TOKEN_INVALID),
-        FAILED_PRECONDITION (MATCH_FINISHED, SEAT_FORFEITED).
+        FAILED_PRECONDITION (MATCH_FINISHED, SEAT_FORFEITED), RESOURCE_EXHAUSTED
+        (RATE_LIMITED).
         """
 
     @_abc_1.abstractmethod
@@ -395,7 +406,8 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         stream has sent its decision, or at most 50 ms later.
 
         Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
-        PERMISSION_DENIED (SEAT_TOKEN_INVALID), OUT_OF_RANGE (STATE_VERSION_AHEAD).
+        PERMISSION_DENIED (SEAT_TOKEN_INVALID), OUT_OF_RANGE (STATE_VERSION_AHEAD),
+        RESOURCE_EXHAUSTED (RATE_LIMITED, when the stream opens).
         """
 
     @_abc_1.abstractmethod
@@ -409,7 +421,7 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         nothing is hidden then. A replay runs to hundreds of KiB: ask for gzip compression.
 
         Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
-        FAILED_PRECONDITION (MATCH_NOT_FINISHED).
+        FAILED_PRECONDITION (MATCH_NOT_FINISHED), RESOURCE_EXHAUSTED (RATE_LIMITED).
         """
 
 def add_MatchServiceServicer_to_server(servicer: MatchServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
