@@ -140,6 +140,13 @@ def test_serve_refuses_bad_admission_limits(
     assert problem in capsys.readouterr().err
 
 
+def test_serve_refuses_a_reserve_of_every_match(capsys: pytest.CaptureFixture[str]) -> None:
+    from botarena.clients.cli import main
+
+    assert main(["serve", "--max-active-matches", "40", "--reserved-matches", "40"]) == 2
+    assert "--reserved-matches 40 must be below --max-active-matches 40" in capsys.readouterr().err
+
+
 def test_serve_help_shows_the_admission_defaults(capsys: pytest.CaptureFixture[str]) -> None:
     from botarena.clients.cli import main
     from botarena.server.match import (

@@ -566,6 +566,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "serve":
         from botarena.server.service import configure_logging
 
+        reserved = args.reserved_matches
+        if reserved is not None and reserved >= args.max_active_matches:
+            print(
+                f"botarena serve: --reserved-matches {reserved} must be below "
+                f"--max-active-matches {args.max_active_matches}",
+                file=sys.stderr,
+            )
+            return 2
         try:
             # Before logging is set up: a refusal leaves the process's logging alone.
             credentials = _server_credentials(args)
