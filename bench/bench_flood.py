@@ -1,8 +1,9 @@
 # mypy: disable-error-code="import-untyped"
-"""Benchmark admission: does a flood of CreateMatch calls leave the server answering?
+"""Benchmark admission and call budgets: does a flood of calls leave the server answering?
 
-Usage: ``python bench/bench_flood.py [--seconds 20] [--flooders 3] [--in-flight 64]
-[--fill N] [--db PATH] [--profile PATH]``
+Usage: ``python bench/bench_flood.py [--kind create|rejected-create|listmatches|getmatch]
+[--seconds 20] [--flooders 3] [--in-flight 64] [--call-budget UNITS] [--fill N]
+[--db PATH] [--profile PATH]``
 
 A server (``create_server`` with the default admission limits, a SQLite file as
 ``botarena serve`` keeps) runs in a child process and listens on 127.0.0.1 and, on the
@@ -11,20 +12,26 @@ connection to 127.0.0.2 the source address 127.0.0.1, and the server would see o
 caller.) Without IPv6 the second address is a Unix socket (peer ``unix:``).
 
 First the server fills itself, in-process as the ladder does, with ``--fill`` idle
-Qwirkle matches (default: the overall limit less one caller's limit and a margin), their
+Qwirkle matches (default: the overall limit less the reserve, one caller's limit and a
+margin: the fill is in-process, as the ladder's, and counts against the reserve), their
 creations spread over 10 s so that their stand-in moves (every 10 s, the default clock
 and timeout policy) are spread too: the most a server with the defaults holds. Then a
 canary on 127.0.0.1 runs alone for 10 s (the baseline) and again for ``--seconds`` while
-``--flooders`` client processes on the second address call CreateMatch anonymously as
-fast as they can, ``--in-flight`` calls at a time each. A canary round is: create a
+``--flooders`` client processes on the second address call as fast as they can,
+``--in-flight`` calls at a time each, one ``--kind`` of: ``create`` (CreateMatch
+without a token), ``rejected-create`` (the same against a server with an admin token:
+every call is rejected; the canary sends the token), ``listmatches`` (ListMatches with
+``page_size=500``), ``getmatch`` (GetMatch of one of the idle matches). The server has
+``botarena serve``'s call budget (``--call-budget``, 0: none). A canary round is: create a
 2-seat Qwirkle match, GetPlayerView for the seat to act, SubmitMove of its first legal
 move; the round's latency is timed, then the canary resigns (untimed) so its matches do
 not pile up. It paces itself at 10 rounds a second, under the per-caller rate.
 
 Prints the admission defaults, the flood's accepted and refused calls and rates, and the
 canary's p50/p99/max (and slowest rounds) with and without the flood; the server's CPU
-seconds, how late its loop ran a 10 ms timer, and its full GC passes. Target
-(issue 14): canary p99 under 100 ms while the flood is refused. Never a test.
+seconds (and per flood call), how late its loop ran a 10 ms timer, and its full GC
+passes. Target (issues 14, 26): canary p99 under 100 ms while the flood is refused.
+Never a test.
 ``BENCH_WATCHDOG=<s>`` dumps the stacks and exits if a run takes longer than that.
 """
 
@@ -59,9 +66,12 @@ from google.rpc import error_details_pb2, status_pb2
 
 from botarena.server.games import get_rules
 from botarena.server.match import (
+    DEFAULT_CALL_BUDGET,
     DEFAULT_MAX_ACTIVE_MATCHES,
     DEFAULT_MAX_CREATES_PER_MINUTE,
     DEFAULT_MAX_MATCHES_PER_CALLER,
+    DEFAULT_RESERVED_MATCHES,
+    CallBudgetLimits,
     MatchSettings,
 )
 from botarena.server.service import configure_logging, create_server, durable_manager
@@ -72,6 +82,8 @@ _FILL_SECONDS = 10.0
 _BASELINE_SECONDS = 10.0
 _CANARY_PERIOD = 0.1
 _CANARY_DEADLINE = 30.0
+_ADMIN = "bench-flood-admin-token"
+_KINDS = ("create", "rejected-create", "listmatches", "getmatch")
 
 
 def _percentile(values: Sequence[float], fraction: float) -> float:
@@ -137,18 +149,25 @@ async def _serve(args: argparse.Namespace) -> None:
     configure_logging(level=logging.WARNING, json=True)
     store = SqliteStore(args.db)
     manager = durable_manager(store)
-    server, port = await create_server(["127.0.0.1:0", args.second], manager=manager)
+    server, port = await create_server(
+        ["127.0.0.1:0", args.second],
+        manager=manager,
+        admin_token=_ADMIN if args.kind == "rejected-create" else None,
+        call_budget=CallBudgetLimits(args.call_budget) if args.call_budget else None,
+    )
     second = args.second.replace(":0", f":{port}")
     print(json.dumps({"port": port, "second": second}), flush=True)
     rules = get_rules("qwirkle")
     loop = asyncio.get_running_loop()
     start = loop.time()
+    first = ""
     for number in range(args.fill):
         # Spread over _FILL_SECONDS: their decisions time out spread out too.
         await asyncio.sleep(max(0.0, start + number * _FILL_SECONDS / args.fill - loop.time()))
         settings = MatchSettings("qwirkle", 2, number, rules.default_config())
-        manager.create(settings)
-    print(json.dumps({"filled": manager.active_count}), flush=True)
+        match, _ = manager.create(settings)
+        first = first or match.match_id
+    print(json.dumps({"filled": manager.active_count, "match": first}), flush=True)
     stalls = _Stalls()
     profile = cProfile.Profile() if args.profile else None
     if profile is not None:
@@ -181,18 +200,30 @@ def _reason(error: grpc.aio.AioRpcError) -> str:
     return str(error.code().name)
 
 
+def _flood_call(stub: Any, kind: str, match: str) -> Any:
+    """Return the call the flood repeats: a function of no argument."""
+    if kind == "listmatches":
+        listing = match_service_pb2.ListMatchesRequest(page_size=500)
+        return lambda: stub.ListMatches(listing, timeout=_CANARY_DEADLINE)
+    if kind == "getmatch":
+        get = match_service_pb2.GetMatchRequest(name=f"matches/{match}")
+        return lambda: stub.GetMatch(get, timeout=_CANARY_DEADLINE)
+    config = match_pb2.MatchConfig(game=match_pb2.GAME_QWIRKLE, seat_count=2)
+    create = match_service_pb2.CreateMatchRequest(config=config)
+    return lambda: stub.CreateMatch(create, timeout=_CANARY_DEADLINE)
+
+
 async def _flood(args: argparse.Namespace) -> None:
     counts: collections.Counter[str] = collections.Counter()
-    config = match_pb2.MatchConfig(game=match_pb2.GAME_QWIRKLE, seat_count=2)
-    request = match_service_pb2.CreateMatchRequest(config=config)
     async with grpc.aio.insecure_channel(args.target) as channel:
         stub = match_service_pb2_grpc.MatchServiceStub(channel)
+        call = _flood_call(stub, args.kind, args.match)
         end = time.monotonic() + args.seconds
 
         async def caller() -> None:
             while time.monotonic() < end:
                 try:
-                    await stub.CreateMatch(request, timeout=_CANARY_DEADLINE)
+                    await call()
                     counts["accepted"] += 1
                 except grpc.aio.AioRpcError as error:
                     counts[_reason(error)] += 1
@@ -204,11 +235,12 @@ async def _flood(args: argparse.Namespace) -> None:
 # ---------------------------------------------------------------------- canary
 
 
-async def _canary_round(stub: Any) -> float:
+async def _canary_round(stub: Any, admin: bool = False) -> float:
     config = match_pb2.MatchConfig(game=match_pb2.GAME_QWIRKLE, seat_count=2)
     start = time.perf_counter()
     created = await stub.CreateMatch(
         match_service_pb2.CreateMatchRequest(config=config, request_id=uuid.uuid4().hex),
+        metadata=_bearer(_ADMIN) if admin else None,
         timeout=_CANARY_DEADLINE,
     )
     seat = created.match.seats_to_act[0]
@@ -235,10 +267,11 @@ async def _canary_round(stub: Any) -> float:
 
 
 async def _canary(
-    port: int, seconds: float, done: asyncio.Event | None = None
+    port: int, seconds: float, admin: bool = False, done: asyncio.Event | None = None
 ) -> tuple[list[float], collections.Counter[str]]:
-    """Run canary rounds for ``seconds`` (or until ``done`` is set, if sooner); return
-    their latencies and the failed rounds by reason (bench_web.py runs it too)."""
+    """Run canary rounds for ``seconds`` (or until ``done`` is set, if sooner), with the
+    admin token when ``admin``; return their latencies and the failed rounds by reason
+    (bench_web.py runs it too)."""
     latencies: list[float] = []
     failures: collections.Counter[str] = collections.Counter()
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
@@ -246,7 +279,7 @@ async def _canary(
         end = time.monotonic() + seconds
         while (now := time.monotonic()) < end and not (done is not None and done.is_set()):
             try:
-                latencies.append(await _canary_round(stub))
+                latencies.append(await _canary_round(stub, admin))
             except grpc.aio.AioRpcError as error:
                 failures[_reason(error)] += 1
             await asyncio.sleep(max(0.0, now + _CANARY_PERIOD - time.monotonic()))
@@ -290,22 +323,36 @@ def _run(args: argparse.Namespace) -> None:
     print(
         f"admission defaults: --max-active-matches {DEFAULT_MAX_ACTIVE_MATCHES}, "
         f"--max-matches-per-caller {DEFAULT_MAX_MATCHES_PER_CALLER}, "
-        f"--max-creates-per-minute {DEFAULT_MAX_CREATES_PER_MINUTE}"
+        f"--max-creates-per-minute {DEFAULT_MAX_CREATES_PER_MINUTE}; "
+        f"--call-budget {args.call_budget}; flood: {args.kind}"
     )
+    admin = args.kind == "rejected-create"
     with tempfile.TemporaryDirectory() as folder:
         db = args.db or str(Path(folder) / "bench.db")
         profile = ["--profile", args.profile] if args.profile else []
         server = _child(
-            "server", "--db", db, "--fill", str(args.fill), "--second", _second_address(), *profile
+            "server",
+            "--db",
+            db,
+            "--fill",
+            str(args.fill),
+            "--second",
+            _second_address(),
+            "--kind",
+            args.kind,
+            "--call-budget",
+            str(args.call_budget),
+            *profile,
         )
         try:
             started = _line(server)
-            filled = _line(server)["filled"]
+            filled_line = _line(server)
+            filled = filled_line["filled"]
             print(
                 f"server on 127.0.0.1:{started['port']} and {started['second']}, "
                 f"{filled} idle matches held ({os.cpu_count()} cores)"
             )
-            baseline = asyncio.run(_canary(started["port"], _BASELINE_SECONDS))
+            baseline = asyncio.run(_canary(started["port"], _BASELINE_SECONDS, admin))
             flooders = [
                 _child(
                     "flood",
@@ -315,10 +362,14 @@ def _run(args: argparse.Namespace) -> None:
                     str(args.seconds),
                     "--in-flight",
                     str(args.in_flight),
+                    "--kind",
+                    args.kind,
+                    "--match",
+                    filled_line["match"],
                 )
                 for _ in range(args.flooders)
             ]
-            flooded = asyncio.run(_canary(started["port"], args.seconds))
+            flooded = asyncio.run(_canary(started["port"], args.seconds, admin))
             counts: collections.Counter[str] = collections.Counter()
             for flooder in flooders:
                 counts.update(_line(flooder))
@@ -357,10 +408,20 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0, help="how long the flood lasts")
     parser.add_argument("--flooders", type=int, default=3, help="flood client processes")
     parser.add_argument("--in-flight", type=int, default=64, help="calls at a time per flooder")
+    parser.add_argument("--kind", choices=_KINDS, default="create", help="what the flood calls")
+    parser.add_argument(
+        "--call-budget",
+        type=float,
+        default=DEFAULT_CALL_BUDGET,
+        help="the server's per-caller call budget (default %(default)s; 0: none)",
+    )
     parser.add_argument(
         "--fill",
         type=int,
-        default=DEFAULT_MAX_ACTIVE_MATCHES - DEFAULT_MAX_MATCHES_PER_CALLER - 10,
+        default=DEFAULT_MAX_ACTIVE_MATCHES
+        - DEFAULT_RESERVED_MATCHES
+        - DEFAULT_MAX_MATCHES_PER_CALLER
+        - 10,
         help="idle matches the server holds before the flood (default %(default)s)",
     )
     parser.add_argument("--db", help="the server's SQLite file (default: a temporary one)")
@@ -371,6 +432,7 @@ def main() -> None:
     parser.add_argument("--role", choices=("server", "flood"), help=argparse.SUPPRESS)
     parser.add_argument("--target", help=argparse.SUPPRESS)
     parser.add_argument("--second", help=argparse.SUPPRESS)
+    parser.add_argument("--match", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.role == "server":
         asyncio.run(_serve(args))

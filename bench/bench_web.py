@@ -454,7 +454,7 @@ async def _case(
                 loop.call_soon_threadsafe(done.set)
 
         watching = loop.run_in_executor(None, watch)
-        latencies, failures = await _canary(info["port"], 1e9, done)
+        latencies, failures = await _canary(info["port"], 1e9, done=done)
         await watching
         pages.wait(timeout=60)
     else:

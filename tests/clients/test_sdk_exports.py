@@ -37,6 +37,7 @@ EXPORTS = {
         "NotFoundError",
         "NotYourTurnError",
         "PermissionDeniedError",
+        "RateLimitedError",
         "ResourceExhaustedError",
         "AdmissionRefusedError",
         "RetryPolicy",

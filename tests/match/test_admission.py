@@ -7,8 +7,11 @@ import pytest
 from botarena.server.match import (
     Admission,
     AdmissionLimits,
+    CallBudget,
+    CallBudgetLimits,
     Caller,
     CreateRateLimitedError,
+    RateLimitedError,
     TooManyMatchesError,
 )
 
@@ -26,10 +29,10 @@ class FakeClock:
 
 
 def _admission(
-    active: int = 1000, per_caller: int = 0, per_minute: int = 0, **options: int
+    active: int = 1000, per_caller: int = 0, per_minute: int = 0, reserved: int = 0, **options: int
 ) -> tuple[Admission, FakeClock]:
     clock = FakeClock()
-    limits = AdmissionLimits(active, per_caller, per_minute)
+    limits = AdmissionLimits(active, per_caller, per_minute, reserved)
     return Admission(limits, clock=clock, **options), clock
 
 
@@ -134,13 +137,12 @@ def test_a_caller_that_retries_before_its_retry_after_has_its_refusals_held() ->
     for expected_hold in (0.0, 5.0, 5.0):  # told to wait 5 s, it retries at once
         with pytest.raises(TooManyMatchesError):
             admission.check(ALICE, 1)
-        assert admission.refusal_hold(ALICE) == expected_hold
+        assert admission.refusals.hold(ALICE.key) == expected_hold
     clock.now += 6.0  # it waited: its next refusal is answered at once
     with pytest.raises(TooManyMatchesError):
         admission.check(ALICE, 1)
-    assert admission.refusal_hold(ALICE) == 0.0
-    assert admission.refusal_hold(BOB) == 0.0
-    assert admission.refusal_hold(None) == 0.0
+    assert admission.refusals.hold(ALICE.key) == 0.0
+    assert admission.refusals.hold(BOB.key) == 0.0
 
 
 def test_a_rate_limited_caller_is_held_until_its_next_token_at_most() -> None:
@@ -150,4 +152,118 @@ def test_a_rate_limited_caller_is_held_until_its_next_token_at_most() -> None:
     for _ in range(2):
         with pytest.raises(CreateRateLimitedError) as refused:
             admission.check(ALICE, 0)
-    assert admission.refusal_hold(ALICE) == refused.value.retry_after == pytest.approx(0.1)
+    assert admission.refusals.hold(ALICE.key) == refused.value.retry_after == pytest.approx(0.1)
+
+
+CAROL = Caller("10.0.0.3")
+
+
+def test_the_reserve_is_left_to_the_ladder_and_the_admin_token() -> None:
+    admission, _ = _admission(active=10, reserved=2)
+    with pytest.raises(TooManyMatchesError) as refused:
+        admission.check(ALICE, 8)
+    assert refused.value.metadata == {"limit": "active_matches", "max": "10"}
+    admission.check(ADMIN, 8)
+    admission.check(None, 9)
+
+
+def test_a_caller_over_its_fair_share_is_refused_while_another_waits() -> None:
+    admission, _ = _admission(active=9, reserved=1)  # 8 for the callers
+    for number in range(6):
+        _admit(admission, ALICE, f"a{number}")
+    _admit(admission, BOB, "b0")
+    _admit(admission, BOB, "b1")
+    with pytest.raises(TooManyMatchesError):  # full: Carol waits (share 8 // 3 = 2)
+        admission.check(CAROL, 8)
+    for number in range(3):  # Alice's matches end; she may not take the slots back
+        admission.finished(f"a{number}")
+    with pytest.raises(TooManyMatchesError) as refused:
+        admission.check(ALICE, 5)
+    assert refused.value.metadata == {"limit": "fair_share", "max": "2"}
+    with pytest.raises(TooManyMatchesError):  # Bob holds his share: no more either
+        admission.check(BOB, 5)
+    _admit(admission, CAROL, "c0", active=5)
+    _admit(admission, CAROL, "c1", active=6)  # her share reached: she waits no more
+    admission.check(ALICE, 7)
+
+
+def test_a_waiting_caller_is_forgotten_15_s_after_its_last_refusal() -> None:
+    admission, clock = _admission(active=3, reserved=0)
+    for number in range(3):
+        _admit(admission, ALICE, f"a{number}")
+    with pytest.raises(TooManyMatchesError):
+        admission.check(BOB, 3)
+    admission.finished("a0")
+    with pytest.raises(TooManyMatchesError) as refused:
+        admission.check(ALICE, 2)
+    assert refused.value.metadata["limit"] == "fair_share"
+    clock.now += 16.0  # Bob did not come back
+    admission.check(ALICE, 2)
+
+
+def _budget(**limits: float) -> tuple[CallBudget, FakeClock]:
+    clock = FakeClock()
+    return CallBudget(CallBudgetLimits(**limits), clock=clock), clock  # type: ignore[arg-type]
+
+
+def test_a_call_budget_refuses_with_a_retry_of_1_s_at_least_and_holds_repeats_longer() -> None:
+    budget, clock = _budget(units_per_second=10)  # 20 at once
+    for _ in range(4):
+        budget.charge("10.0.0.1", 5)
+    with pytest.raises(RateLimitedError) as refused:
+        budget.charge("10.0.0.1", 5)
+    assert refused.value.metadata == {"limit": "call_budget", "max": "10"}
+    assert refused.value.retry_after == 1.0  # 0.5 s would do: 1 s at least
+    assert budget.refusals.hold("10.0.0.1") == 0.0
+    for expected_hold in (1.0, 2.0, 4.0, 5.0):  # it did not wait: doubled, 5 s at most
+        with pytest.raises(RateLimitedError):
+            budget.charge("10.0.0.1", 5)
+        assert budget.refusals.hold("10.0.0.1") == expected_hold
+    budget.charge("10.0.0.2", 5)  # another caller
+    clock.now += 1.0
+    budget.charge("10.0.0.1", 5)
+
+
+def test_a_call_above_the_burst_needs_a_full_bucket_and_leaves_it_in_debt() -> None:
+    budget, clock = _budget(units_per_second=10)
+    budget.charge("10.0.0.1", 50)  # a full bucket (20) pays; 30 in debt
+    with pytest.raises(RateLimitedError) as refused:
+        budget.charge("10.0.0.1", 1)
+    assert refused.value.retry_after == pytest.approx(3.1)
+    clock.now += 3.2
+    budget.charge("10.0.0.1", 1)
+
+
+def test_plays_have_their_own_budget_but_wait_while_rejected_calls_are_in_debt() -> None:
+    budget, clock = _budget(units_per_second=1, play_units_per_second=100)  # 2 and 200
+    budget.charge("10.0.0.1", 2)
+    for _ in range(150):
+        budget.charge("10.0.0.1", 1, play=True)
+    with pytest.raises(RateLimitedError) as refused:
+        budget.charge("10.0.0.1", 100, play=True)
+    assert refused.value.metadata["limit"] == "play_budget"
+    clock.now += 2.0
+    budget.penalize("10.0.0.1", 100)  # rejected calls: in debt down to 10 s of rate
+    with pytest.raises(RateLimitedError) as refused:
+        budget.charge("10.0.0.1", 1, play=True)
+    assert refused.value.metadata["limit"] == "call_budget"
+    assert refused.value.retry_after == pytest.approx(10.0)
+
+
+def test_registrations_have_an_hourly_rate_of_their_own() -> None:
+    budget, _ = _budget(registrations_per_hour=40)  # 10 at once
+    for _ in range(10):
+        budget.charge_registration("10.0.0.1")
+    with pytest.raises(RateLimitedError) as refused:
+        budget.charge_registration("10.0.0.1")
+    assert refused.value.metadata == {"limit": "registrations_per_hour", "max": "40"}
+    assert refused.value.retry_after == pytest.approx(90.0)
+    budget.charge("10.0.0.1", 1)  # the call budget is another
+
+
+def test_zero_turns_a_call_budget_off() -> None:
+    budget, _ = _budget(units_per_second=0, play_units_per_second=0, registrations_per_hour=0)
+    for _ in range(1000):
+        budget.charge("10.0.0.1", 100)
+        budget.charge("10.0.0.1", 100, play=True)
+        budget.charge_registration("10.0.0.1")

@@ -30,13 +30,15 @@ def ipv6_loopback() -> bool:
 
 @dataclass
 class RpcFailure:
-    """What a failed call returned: its code and the ErrorInfo of its rich status."""
+    """What a failed call returned: its code and the ErrorInfo (and RetryInfo delay, in
+    seconds) of its rich status."""
 
     code: grpc.StatusCode
     reason: str | None
     domain: str | None
     metadata: dict[str, str]
     field_violations: list[str]
+    retry_after: float | None = None
 
 
 def failure_of(error: grpc.aio.AioRpcError) -> RpcFailure:
@@ -44,6 +46,7 @@ def failure_of(error: grpc.aio.AioRpcError) -> RpcFailure:
     reason = domain = None
     metadata: dict[str, str] = {}
     fields: list[str] = []
+    retry_after = None
     for key, value in error.trailing_metadata() or ():
         if key != "grpc-status-details-bin":
             continue
@@ -51,11 +54,14 @@ def failure_of(error: grpc.aio.AioRpcError) -> RpcFailure:
         for detail in status.details:
             info = error_details_pb2.ErrorInfo()
             bad = error_details_pb2.BadRequest()
+            retry = error_details_pb2.RetryInfo()
             if detail.Unpack(info):
                 reason, domain, metadata = info.reason, info.domain, dict(info.metadata)
             elif detail.Unpack(bad):
                 fields = [violation.field for violation in bad.field_violations]
-    return RpcFailure(error.code(), reason, domain, metadata, fields)
+            elif detail.Unpack(retry):
+                retry_after = retry.retry_delay.ToNanoseconds() / 1e9
+    return RpcFailure(error.code(), reason, domain, metadata, fields, retry_after)
 
 
 def bearer(token: str | None) -> tuple[tuple[str, str], ...] | None:

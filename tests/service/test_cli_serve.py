@@ -92,16 +92,29 @@ def test_serve_takes_the_admin_token_from_the_environment(tmp_path: Path) -> Non
 
 
 def test_serve_takes_its_admission_limits_from_flags_and_the_environment(tmp_path: Path) -> None:
-    env = {"BOTARENA_MAX_ACTIVE_MATCHES": "40", "BOTARENA_MAX_CREATES_PER_MINUTE": "0"}
-    with _popen(tmp_path, env, "--max-matches-per-caller", "7") as process:
+    env = {
+        "BOTARENA_MAX_ACTIVE_MATCHES": "40",
+        "BOTARENA_MAX_CREATES_PER_MINUTE": "0",
+        "BOTARENA_CALL_BUDGET": "250",
+    }
+    flags = ("--max-matches-per-caller", "7", "--play-budget", "900", "--reserved-matches", "4")
+    with _popen(tmp_path, env, *flags) as process:
         try:
             serving = _until_serving(process)
             process.send_signal(signal.SIGTERM)
             process.communicate(timeout=10)
         finally:
             process.kill()
-    limits = ("max_active_matches", "max_matches_per_caller", "max_creates_per_minute")
-    assert [serving[limit] for limit in limits] == [40, 7, 0]
+    limits = (
+        "max_active_matches",
+        "max_matches_per_caller",
+        "max_creates_per_minute",
+        "reserved_matches",
+        "call_budget",
+        "play_budget",
+        "max_registrations_per_hour",
+    )
+    assert [serving[limit] for limit in limits] == [40, 7, 0, 4, 250, 900, 120]
 
 
 @pytest.mark.parametrize(
@@ -130,12 +143,22 @@ def test_serve_refuses_bad_admission_limits(
     assert problem in capsys.readouterr().err
 
 
+def test_serve_refuses_a_reserve_of_every_match(capsys: pytest.CaptureFixture[str]) -> None:
+    from botarena.clients.cli import main
+
+    assert main(["serve", "--max-active-matches", "40", "--reserved-matches", "40"]) == 2
+    assert "--reserved-matches 40 must be below --max-active-matches 40" in capsys.readouterr().err
+
+
 def test_serve_help_shows_the_admission_defaults(capsys: pytest.CaptureFixture[str]) -> None:
     from botarena.clients.cli import main
     from botarena.server.match import (
+        DEFAULT_CALL_BUDGET,
         DEFAULT_MAX_ACTIVE_MATCHES,
         DEFAULT_MAX_CREATES_PER_MINUTE,
         DEFAULT_MAX_MATCHES_PER_CALLER,
+        DEFAULT_MAX_REGISTRATIONS_PER_HOUR,
+        DEFAULT_PLAY_BUDGET,
     )
 
     with pytest.raises(SystemExit):
@@ -145,6 +168,9 @@ def test_serve_help_shows_the_admission_defaults(capsys: pytest.CaptureFixture[s
         ("--max-active-matches", DEFAULT_MAX_ACTIVE_MATCHES),
         ("--max-matches-per-caller", DEFAULT_MAX_MATCHES_PER_CALLER),
         ("--max-creates-per-minute", DEFAULT_MAX_CREATES_PER_MINUTE),
+        ("--call-budget", DEFAULT_CALL_BUDGET),
+        ("--play-budget", DEFAULT_PLAY_BUDGET),
+        ("--max-registrations-per-hour", DEFAULT_MAX_REGISTRATIONS_PER_HOUR),
     ]:
         assert flag in text
         assert f"(default {default}, or $BOTARENA_{flag[2:].replace('-', '_').upper()})" in text

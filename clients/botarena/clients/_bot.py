@@ -39,6 +39,7 @@ from botarena.clients._errors import (
     FailedPreconditionError,
     IllegalMoveError,
     MatchOnOtherNodeError,
+    RateLimitedError,
     StaleStateError,
     TransientError,
 )
@@ -470,9 +471,9 @@ class _SeatPlayer:
                 if not self.route.reroute(exc, client):
                     raise
                 continue  # the same move, the same request_id, on the match's node
-            except TransientError as exc:
+            except (TransientError, RateLimitedError) as exc:
                 self.route.reroute(exc, client)
-                delay = retry.failed()
+                delay = retry.failed(exc)  # at least a refusal's RetryInfo
                 # Until the decision's deadline the move can still count, and an open
                 # stream never asks again: keep resending it (same request_id) till then.
                 if delay is None and time.monotonic() < deadline:

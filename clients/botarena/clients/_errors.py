@@ -39,6 +39,7 @@ __all__ = [
     "NotFoundError",
     "NotYourTurnError",
     "PermissionDeniedError",
+    "RateLimitedError",
     "ResourceExhaustedError",
     "SeatForfeitedError",
     "StaleStateError",
@@ -154,6 +155,15 @@ class AdmissionRefusedError(ResourceExhaustedError):
     retryable = True
 
 
+class RateLimitedError(ResourceExhaustedError):
+    """``RATE_LIMITED``: the caller spends its call budget (or its bot registrations)
+    faster than the server allows (``metadata["limit"]`` names the budget). Retryable:
+    wait ``retry_after`` seconds and repeat the call (the same ``request_id``); a caller
+    that repeats it sooner has its next refusal held until then."""
+
+    retryable = True
+
+
 class FailedPreconditionError(BotarenaError):
     """FAILED_PRECONDITION: the match's state refuses the command."""
 
@@ -258,6 +268,7 @@ _BY_REASON: Mapping[str, type[BotarenaError]] = MappingProxyType(
         "SEAT_TOKEN_INVALID": PermissionDeniedError,
         "TOO_MANY_MATCHES": AdmissionRefusedError,
         "CREATE_RATE_LIMITED": AdmissionRefusedError,
+        "RATE_LIMITED": RateLimitedError,
         "MATCH_NOT_FOUND": MatchNotFoundError,
         "BOT_NOT_FOUND": BotNotFoundError,
         "STALE_STATE_VERSION": StaleStateError,

@@ -436,9 +436,12 @@ def _load_operator_options(args: argparse.Namespace) -> dict[str, object]:
 def _add_admission_arguments(serve: argparse.ArgumentParser) -> None:
     """Add the admission limits (README: Run the server), each also read from $BOTARENA_*."""
     from botarena.server.match import (
+        DEFAULT_CALL_BUDGET,
         DEFAULT_MAX_ACTIVE_MATCHES,
         DEFAULT_MAX_CREATES_PER_MINUTE,
         DEFAULT_MAX_MATCHES_PER_CALLER,
+        DEFAULT_MAX_REGISTRATIONS_PER_HOUR,
+        DEFAULT_PLAY_BUDGET,
     )
 
     group = serve.add_argument_group(
@@ -460,7 +463,53 @@ def _add_admission_arguments(serve: argparse.ArgumentParser) -> None:
             0,
             "matches a caller may create per minute; 0: no limit",
         ),
+        (
+            "--reserved-matches",
+            "",
+            0,
+            "of --max-active-matches, those kept for the ladder and the admin token; "
+            "default: a tenth",
+        ),
     )
+    _add_limits(group, limits)
+    budgets = serve.add_argument_group(
+        "call budgets",
+        "Every call costs its caller (the peer's host) units of a budget, a GetMatch 1, "
+        "a SubmitMove 1, a ListMatches 1 + page_size/8, a CreateMatch 5, a RegisterBot "
+        "20; calls over it are refused (RESOURCE_EXHAUSTED, RATE_LIMITED) with a RetryInfo.",
+    )
+    _add_limits(
+        budgets,
+        (
+            (
+                "--call-budget",
+                DEFAULT_CALL_BUDGET,
+                0,
+                "cost units a caller may spend per second on calls other than plays, two "
+                "seconds' worth at once; 0: no budget",
+            ),
+            (
+                "--play-budget",
+                DEFAULT_PLAY_BUDGET,
+                0,
+                "the same for plays: SubmitMove, GetPlayerView, StreamMatchEvents, "
+                "ResignMatch and Connect with a seat's or a bot's token; 0: no budget",
+            ),
+            (
+                "--max-registrations-per-hour",
+                DEFAULT_MAX_REGISTRATIONS_PER_HOUR,
+                0,
+                "bots a caller may register per hour, a quarter of it at once; 0: no limit",
+            ),
+        ),
+    )
+
+
+def _add_limits(
+    group: argparse._ArgumentGroup, limits: tuple[tuple[str, int | str, int, str], ...]
+) -> None:
+    """Add whole-number limit flags, each also read from ``$BOTARENA_<FLAG>``; an empty
+    default leaves the flag ``None`` unless given."""
     for flag, default, minimum, text in limits:
         env = "BOTARENA_" + flag[2:].replace("-", "_").upper()
         group.add_argument(
@@ -468,9 +517,9 @@ def _add_admission_arguments(serve: argparse.ArgumentParser) -> None:
             metavar="N",
             # argparse converts a string default with `type`: a bad $BOTARENA_* value is
             # reported like a bad flag.
-            default=os.environ.get(env) or str(default),
+            default=os.environ.get(env) or (str(default) if default != "" else None),
             type=_at_least(minimum),
-            help=f"{text} (default %(default)s, or ${env})",
+            help=f"{text} ({'default %(default)s, ' if default != '' else ''}or ${env})",
         )
 
 
@@ -493,7 +542,15 @@ def _admission_limits(args: argparse.Namespace) -> dict[str, Any]:
         "max_active_matches": args.max_active_matches,
         "max_matches_per_caller": args.max_matches_per_caller,
         "max_creates_per_minute": args.max_creates_per_minute,
+        "reserved_matches": args.reserved_matches,
     }
+
+
+def _call_budget(args: argparse.Namespace) -> Any:
+    """Return the ``CallBudgetLimits`` of ``serve``'s call-budget flags."""
+    from botarena.server.match import CallBudgetLimits
+
+    return CallBudgetLimits(args.call_budget, args.play_budget, args.max_registrations_per_hour)
 
 
 def _lease(args: argparse.Namespace, target: str, address: str) -> Any:
@@ -578,6 +635,7 @@ async def _serve(args: argparse.Namespace, options: Mapping[str, object], creden
             idle_timeout=args.idle_timeout,
             max_connections=args.max_connections,
             max_connections_per_peer=args.max_connections_per_peer,
+            call_budget=_call_budget(args),
             **({} if ladder is not None else {**_admission_limits(args), **cluster}),
         )
         stop = asyncio.Event()
@@ -605,6 +663,9 @@ async def _serve(args: argparse.Namespace, options: Mapping[str, object], creden
             open_files=open_files,
             max_connections=server.max_connections,
             max_connections_per_peer=args.max_connections_per_peer,
+            call_budget=args.call_budget,
+            play_budget=args.play_budget,
+            max_registrations_per_hour=args.max_registrations_per_hour,
             **_admission_limits(args),
         )
         await stop.wait()
@@ -654,6 +715,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "serve":
         from botarena.server.service import configure_logging
 
+        reserved = args.reserved_matches
+        if reserved is not None and reserved >= args.max_active_matches:
+            print(
+                f"botarena serve: --reserved-matches {reserved} must be below "
+                f"--max-active-matches {args.max_active_matches}",
+                file=sys.stderr,
+            )
+            return 2
         try:
             # Before logging is set up: a refusal leaves the process's logging alone.
             credentials = _server_credentials(args)

@@ -36,7 +36,9 @@ class LadderServiceStub:
     conservative estimate mu - 3 * sigma.
 
     Errors: as in MatchService, a google.rpc.Status whose ErrorInfo (domain "botarena")
-    carries a reason from ErrorReason (match_service.proto).
+    carries a reason from ErrorReason (match_service.proto); every call is charged to its
+    caller's call budget as there (RESOURCE_EXHAUSTED, RATE_LIMITED; RegisterBot costs 20
+    units, Connect 2, GetLeaderboard 20).
 
     Several nodes on one database: a bot may Connect to any node. One node at a time
     schedules the ladder (the one holding its scheduling lease in the database; another
@@ -89,7 +91,9 @@ class LadderServiceServicer:
     conservative estimate mu - 3 * sigma.
 
     Errors: as in MatchService, a google.rpc.Status whose ErrorInfo (domain "botarena")
-    carries a reason from ErrorReason (match_service.proto).
+    carries a reason from ErrorReason (match_service.proto); every call is charged to its
+    caller's call budget as there (RESOURCE_EXHAUSTED, RATE_LIMITED; RegisterBot costs 20
+    units, Connect 2, GetLeaderboard 20).
 
     Several nodes on one database: a bot may Connect to any node. One node at a time
     schedules the ladder (the one holding its scheduling lease in the database; another
@@ -101,6 +105,11 @@ class LadderServiceServicer:
     def RegisterBot(self, request, context):
         """Registers a bot for one game and returns its secret, shown only here. When the
         server runs with an admin token, the call needs it as the bearer token.
+
+        A caller registers at most so many bots an hour (`botarena serve
+        --max-registrations-per-hour`, 120 by default, a quarter of them at once), failed
+        registrations included: past that, RESOURCE_EXHAUSTED (RATE_LIMITED,
+        metadata["limit"] = "registrations_per_hour") with a google.rpc.RetryInfo.
 
         Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, UNKNOWN_GAME), UNAUTHENTICATED
         (ADMIN_TOKEN_REQUIRED), ALREADY_EXISTS (BOT_NAME_TAKEN).
@@ -207,7 +216,9 @@ class LadderService:
     conservative estimate mu - 3 * sigma.
 
     Errors: as in MatchService, a google.rpc.Status whose ErrorInfo (domain "botarena")
-    carries a reason from ErrorReason (match_service.proto).
+    carries a reason from ErrorReason (match_service.proto); every call is charged to its
+    caller's call budget as there (RESOURCE_EXHAUSTED, RATE_LIMITED; RegisterBot costs 20
+    units, Connect 2, GetLeaderboard 20).
 
     Several nodes on one database: a bot may Connect to any node. One node at a time
     schedules the ladder (the one holding its scheduling lease in the database; another

@@ -37,7 +37,9 @@ class LadderServiceStub:
     conservative estimate mu - 3 * sigma.
 
     Errors: as in MatchService, a google.rpc.Status whose ErrorInfo (domain "botarena")
-    carries a reason from ErrorReason (match_service.proto).
+    carries a reason from ErrorReason (match_service.proto); every call is charged to its
+    caller's call budget as there (RESOURCE_EXHAUSTED, RATE_LIMITED; RegisterBot costs 20
+    units, Connect 2, GetLeaderboard 20).
 
     Several nodes on one database: a bot may Connect to any node. One node at a time
     schedules the ladder (the one holding its scheduling lease in the database; another
@@ -53,6 +55,11 @@ class LadderServiceStub:
     RegisterBot: _grpc.UnaryUnaryMultiCallable[_ladder_pb2.RegisterBotRequest, _ladder_pb2.RegisterBotResponse]
     """Registers a bot for one game and returns its secret, shown only here. When the
     server runs with an admin token, the call needs it as the bearer token.
+
+    A caller registers at most so many bots an hour (`botarena serve
+    --max-registrations-per-hour`, 120 by default, a quarter of them at once), failed
+    registrations included: past that, RESOURCE_EXHAUSTED (RATE_LIMITED,
+    metadata["limit"] = "registrations_per_hour") with a google.rpc.RetryInfo.
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, UNKNOWN_GAME), UNAUTHENTICATED
     (ADMIN_TOKEN_REQUIRED), ALREADY_EXISTS (BOT_NAME_TAKEN).
@@ -105,7 +112,9 @@ class LadderServiceAsyncStub(LadderServiceStub):
     conservative estimate mu - 3 * sigma.
 
     Errors: as in MatchService, a google.rpc.Status whose ErrorInfo (domain "botarena")
-    carries a reason from ErrorReason (match_service.proto).
+    carries a reason from ErrorReason (match_service.proto); every call is charged to its
+    caller's call budget as there (RESOURCE_EXHAUSTED, RATE_LIMITED; RegisterBot costs 20
+    units, Connect 2, GetLeaderboard 20).
 
     Several nodes on one database: a bot may Connect to any node. One node at a time
     schedules the ladder (the one holding its scheduling lease in the database; another
@@ -118,6 +127,11 @@ class LadderServiceAsyncStub(LadderServiceStub):
     RegisterBot: _aio.UnaryUnaryMultiCallable[_ladder_pb2.RegisterBotRequest, _ladder_pb2.RegisterBotResponse]  # type: ignore[assignment]
     """Registers a bot for one game and returns its secret, shown only here. When the
     server runs with an admin token, the call needs it as the bearer token.
+
+    A caller registers at most so many bots an hour (`botarena serve
+    --max-registrations-per-hour`, 120 by default, a quarter of them at once), failed
+    registrations included: past that, RESOURCE_EXHAUSTED (RATE_LIMITED,
+    metadata["limit"] = "registrations_per_hour") with a google.rpc.RetryInfo.
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, UNKNOWN_GAME), UNAUTHENTICATED
     (ADMIN_TOKEN_REQUIRED), ALREADY_EXISTS (BOT_NAME_TAKEN).
@@ -169,7 +183,9 @@ class LadderServiceServicer(metaclass=_abc_1.ABCMeta):
     conservative estimate mu - 3 * sigma.
 
     Errors: as in MatchService, a google.rpc.Status whose ErrorInfo (domain "botarena")
-    carries a reason from ErrorReason (match_service.proto).
+    carries a reason from ErrorReason (match_service.proto); every call is charged to its
+    caller's call budget as there (RESOURCE_EXHAUSTED, RATE_LIMITED; RegisterBot costs 20
+    units, Connect 2, GetLeaderboard 20).
 
     Several nodes on one database: a bot may Connect to any node. One node at a time
     schedules the ladder (the one holding its scheduling lease in the database; another
@@ -186,6 +202,11 @@ class LadderServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_ladder_pb2.RegisterBotResponse, _abc.Awaitable[_ladder_pb2.RegisterBotResponse]]:
         """Registers a bot for one game and returns its secret, shown only here. When the
         server runs with an admin token, the call needs it as the bearer token.
+
+        A caller registers at most so many bots an hour (`botarena serve
+        --max-registrations-per-hour`, 120 by default, a quarter of them at once), failed
+        registrations included: past that, RESOURCE_EXHAUSTED (RATE_LIMITED,
+        metadata["limit"] = "registrations_per_hour") with a google.rpc.RetryInfo.
 
         Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, UNKNOWN_GAME), UNAUTHENTICATED
         (ADMIN_TOKEN_REQUIRED), ALREADY_EXISTS (BOT_NAME_TAKEN).

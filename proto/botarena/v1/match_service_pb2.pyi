@@ -95,6 +95,12 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     with backoff and the same request_id (the Python SDK does, as for any UNAVAILABLE).
     Any RPC that touches the database may answer it.
     """
+    ERROR_REASON_RATE_LIMITED: _ErrorReason.ValueType  # 24
+    """The caller spends its call budget (metadata["limit"] = "call_budget", any RPC) or
+    its bot registrations (metadata["limit"] = "registrations_per_hour", RegisterBot)
+    faster than the server allows: RESOURCE_EXHAUSTED with a google.rpc.RetryInfo that
+    says when to try again (see MatchService: Call budgets).
+    """
     ERROR_REASON_EMPTY_MOVE: _ErrorReason.ValueType  # 100
     """Illegal Qwirkle moves (metadata["category"] = "ILLEGAL_MOVE"); RULES.md numbers the
     legality checks these name.
@@ -265,6 +271,12 @@ ERROR_REASON_STORE_UNAVAILABLE: ErrorReason.ValueType  # 23
 with a google.rpc.RetryInfo. Nothing the call asked for was done or shown; retry
 with backoff and the same request_id (the Python SDK does, as for any UNAVAILABLE).
 Any RPC that touches the database may answer it.
+"""
+ERROR_REASON_RATE_LIMITED: ErrorReason.ValueType  # 24
+"""The caller spends its call budget (metadata["limit"] = "call_budget", any RPC) or
+its bot registrations (metadata["limit"] = "registrations_per_hour", RegisterBot)
+faster than the server allows: RESOURCE_EXHAUSTED with a google.rpc.RetryInfo that
+says when to try again (see MatchService: Call budgets).
 """
 ERROR_REASON_EMPTY_MOVE: ErrorReason.ValueType  # 100
 """Illegal Qwirkle moves (metadata["category"] = "ILLEGAL_MOVE"); RULES.md numbers the

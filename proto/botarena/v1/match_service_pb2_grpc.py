@@ -45,6 +45,19 @@ class MatchServiceStub:
     server takes them wait in a queue (10,000 by default), past which some end CANCELLED:
     retry those with backoff and the same request_id (the Python SDK's CallCancelledError
     is retryable).
+
+    Call budgets (`botarena serve --call-budget`): every call of every RPC here and in
+    LadderService costs its caller (the peer's host) some units of a per-second budget (a
+    GetMatch 1, a SubmitMove 1, a ListMatches 1 + page_size / 8, a CreateMatch 5;
+    docs/decisions.md: Call budgets). A call over its caller's budget is refused before
+    any work with RESOURCE_EXHAUSTED (RATE_LIMITED, metadata["limit"] = "call_budget" or
+    "play_budget") and a google.rpc.RetryInfo (1 s or more). Calls that fail for their
+    credentials (a bad token, no admin token) are charged twice, and while they keep the
+    budget in debt the caller's plays are refused too. A caller that calls again before
+    the delay has passed gets its next refusal only after it (doubled for each such
+    refusal in a row, 5 s at most). A seat's or a bot's own calls with its token
+    (SubmitMove, GetPlayerView, StreamMatchEvents, ResignMatch, Connect) spend a larger
+    play budget (`--play-budget`); calls with the server's admin token are not charged.
     """
 
     def __init__(self, channel):
@@ -115,6 +128,19 @@ class MatchServiceServicer:
     server takes them wait in a queue (10,000 by default), past which some end CANCELLED:
     retry those with backoff and the same request_id (the Python SDK's CallCancelledError
     is retryable).
+
+    Call budgets (`botarena serve --call-budget`): every call of every RPC here and in
+    LadderService costs its caller (the peer's host) some units of a per-second budget (a
+    GetMatch 1, a SubmitMove 1, a ListMatches 1 + page_size / 8, a CreateMatch 5;
+    docs/decisions.md: Call budgets). A call over its caller's budget is refused before
+    any work with RESOURCE_EXHAUSTED (RATE_LIMITED, metadata["limit"] = "call_budget" or
+    "play_budget") and a google.rpc.RetryInfo (1 s or more). Calls that fail for their
+    credentials (a bad token, no admin token) are charged twice, and while they keep the
+    budget in debt the caller's plays are refused too. A caller that calls again before
+    the delay has passed gets its next refusal only after it (doubled for each such
+    refusal in a row, 5 s at most). A seat's or a bot's own calls with its token
+    (SubmitMove, GetPlayerView, StreamMatchEvents, ResignMatch, Connect) spend a larger
+    play budget (`--play-budget`); calls with the server's admin token are not charged.
     """
 
     def CreateMatch(self, request, context):
@@ -122,16 +148,18 @@ class MatchServiceServicer:
 
         Admission: the server creates only the matches it can serve. It refuses with
         RESOURCE_EXHAUSTED (TOO_MANY_MATCHES) when it holds its limit of active matches in
-        all or for this caller, and (CREATE_RATE_LIMITED) when the caller creates matches
-        faster than its rate allows; ErrorInfo.metadata["limit"] names the limit
-        ("active_matches", "active_matches_per_caller", "creates_per_minute") and a
+        all or for this caller, or its fair share of the server while another caller waits,
+        and (CREATE_RATE_LIMITED) when the caller creates matches faster than its rate
+        allows; ErrorInfo.metadata["limit"] names the limit ("active_matches",
+        "active_matches_per_caller", "fair_share", "creates_per_minute") and a
         google.rpc.RetryInfo says when to try again. A caller is the peer's host; a call with
-        the server's admin token is bound by the server-wide limit only. `botarena serve
+        the server's admin token is bound by the server-wide limit only, and a reserve of
+        active matches (a tenth by default) is kept for it and the ladder. `botarena serve
         --help` lists the defaults and their flags.
 
         Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, UNKNOWN_GAME, INVALID_SEAT_COUNT,
         INVALID_TIME_CONTROL), UNAUTHENTICATED (ADMIN_TOKEN_REQUIRED), RESOURCE_EXHAUSTED
-        (TOO_MANY_MATCHES, CREATE_RATE_LIMITED), ALREADY_EXISTS (REQUEST_ID_USED,
+        (TOO_MANY_MATCHES, CREATE_RATE_LIMITED, RATE_LIMITED), ALREADY_EXISTS (REQUEST_ID_USED,
         REQUEST_ID_CONFLICT).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -141,7 +169,8 @@ class MatchServiceServicer:
     def GetMatch(self, request, context):
         """Returns a match's public state.
 
-        Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND).
+        Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
+        RESOURCE_EXHAUSTED (RATE_LIMITED: every RPC, see Call budgets).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -151,7 +180,8 @@ class MatchServiceServicer:
         """Lists matches, newest first. Finished matches are listed from their stored
         summaries: a list never replays a match.
 
-        Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, INVALID_PAGE_TOKEN).
+        Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, INVALID_PAGE_TOKEN), RESOURCE_EXHAUSTED
+        (RATE_LIMITED: a page costs 1 + page_size / 8 units).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -162,7 +192,7 @@ class MatchServiceServicer:
         spectator's view without one, with the caller's legal moves when it must act.
 
         Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
-        PERMISSION_DENIED (SEAT_TOKEN_INVALID).
+        PERMISSION_DENIED (SEAT_TOKEN_INVALID), RESOURCE_EXHAUSTED (RATE_LIMITED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -176,7 +206,7 @@ class MatchServiceServicer:
         NOT_FOUND (MATCH_NOT_FOUND), UNAUTHENTICATED (SEAT_TOKEN_REQUIRED),
         PERMISSION_DENIED (SEAT_TOKEN_INVALID), ABORTED (STALE_STATE_VERSION),
         FAILED_PRECONDITION (NOT_YOUR_TURN, MATCH_FINISHED, SEAT_FORFEITED, and every
-        illegal-move reason of the game).
+        illegal-move reason of the game), RESOURCE_EXHAUSTED (RATE_LIMITED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -189,7 +219,8 @@ class MatchServiceServicer:
 
         Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
         UNAUTHENTICATED (SEAT_TOKEN_REQUIRED), PERMISSION_DENIED (SEAT_TOKEN_INVALID),
-        FAILED_PRECONDITION (MATCH_FINISHED, SEAT_FORFEITED).
+        FAILED_PRECONDITION (MATCH_FINISHED, SEAT_FORFEITED), RESOURCE_EXHAUSTED
+        (RATE_LIMITED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -204,7 +235,8 @@ class MatchServiceServicer:
         stream has sent its decision, or at most 50 ms later.
 
         Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
-        PERMISSION_DENIED (SEAT_TOKEN_INVALID), OUT_OF_RANGE (STATE_VERSION_AHEAD).
+        PERMISSION_DENIED (SEAT_TOKEN_INVALID), OUT_OF_RANGE (STATE_VERSION_AHEAD),
+        RESOURCE_EXHAUSTED (RATE_LIMITED, when the stream opens).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -216,7 +248,7 @@ class MatchServiceServicer:
         nothing is hidden then. A replay runs to hundreds of KiB: ask for gzip compression.
 
         Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
-        FAILED_PRECONDITION (MATCH_NOT_FINISHED).
+        FAILED_PRECONDITION (MATCH_NOT_FINISHED), RESOURCE_EXHAUSTED (RATE_LIMITED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -293,6 +325,19 @@ class MatchService:
     server takes them wait in a queue (10,000 by default), past which some end CANCELLED:
     retry those with backoff and the same request_id (the Python SDK's CallCancelledError
     is retryable).
+
+    Call budgets (`botarena serve --call-budget`): every call of every RPC here and in
+    LadderService costs its caller (the peer's host) some units of a per-second budget (a
+    GetMatch 1, a SubmitMove 1, a ListMatches 1 + page_size / 8, a CreateMatch 5;
+    docs/decisions.md: Call budgets). A call over its caller's budget is refused before
+    any work with RESOURCE_EXHAUSTED (RATE_LIMITED, metadata["limit"] = "call_budget" or
+    "play_budget") and a google.rpc.RetryInfo (1 s or more). Calls that fail for their
+    credentials (a bad token, no admin token) are charged twice, and while they keep the
+    budget in debt the caller's plays are refused too. A caller that calls again before
+    the delay has passed gets its next refusal only after it (doubled for each such
+    refusal in a row, 5 s at most). A seat's or a bot's own calls with its token
+    (SubmitMove, GetPlayerView, StreamMatchEvents, ResignMatch, Connect) spend a larger
+    play budget (`--play-budget`); calls with the server's admin token are not charged.
     """
 
     @staticmethod

@@ -46,6 +46,19 @@ class MatchServiceStub:
     server takes them wait in a queue (10,000 by default), past which some end CANCELLED:
     retry those with backoff and the same request_id (the Python SDK's CallCancelledError
     is retryable).
+
+    Call budgets (`botarena serve --call-budget`): every call of every RPC here and in
+    LadderService costs its caller (the peer's host) some units of a per-second budget (a
+    GetMatch 1, a SubmitMove 1, a ListMatches 1 + page_size / 8, a CreateMatch 5;
+    docs/decisions.md: Call budgets). A call over its caller's budget is refused before
+    any work with RESOURCE_EXHAUSTED (RATE_LIMITED, metadata["limit"] = "call_budget" or
+    "play_budget") and a google.rpc.RetryInfo (1 s or more). Calls that fail for their
+    credentials (a bad token, no admin token) are charged twice, and while they keep the
+    budget in debt the caller's plays are refused too. A caller that calls again before
+    the delay has passed gets its next refusal only after it (doubled for each such
+    refusal in a row, 5 s at most). A seat's or a bot's own calls with its token
+    (SubmitMove, GetPlayerView, StreamMatchEvents, ResignMatch, Connect) spend a larger
+    play budget (`--play-budget`); calls with the server's admin token are not charged.
     """
 
     @_typing.overload
@@ -57,35 +70,39 @@ class MatchServiceStub:
 
     Admission: the server creates only the matches it can serve. It refuses with
     RESOURCE_EXHAUSTED (TOO_MANY_MATCHES) when it holds its limit of active matches in
-    all or for this caller, and (CREATE_RATE_LIMITED) when the caller creates matches
-    faster than its rate allows; ErrorInfo.metadata["limit"] names the limit
-    ("active_matches", "active_matches_per_caller", "creates_per_minute") and a
+    all or for this caller, or its fair share of the server while another caller waits,
+    and (CREATE_RATE_LIMITED) when the caller creates matches faster than its rate
+    allows; ErrorInfo.metadata["limit"] names the limit ("active_matches",
+    "active_matches_per_caller", "fair_share", "creates_per_minute") and a
     google.rpc.RetryInfo says when to try again. A caller is the peer's host; a call with
-    the server's admin token is bound by the server-wide limit only. `botarena serve
+    the server's admin token is bound by the server-wide limit only, and a reserve of
+    active matches (a tenth by default) is kept for it and the ladder. `botarena serve
     --help` lists the defaults and their flags.
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, UNKNOWN_GAME, INVALID_SEAT_COUNT,
     INVALID_TIME_CONTROL), UNAUTHENTICATED (ADMIN_TOKEN_REQUIRED), RESOURCE_EXHAUSTED
-    (TOO_MANY_MATCHES, CREATE_RATE_LIMITED), ALREADY_EXISTS (REQUEST_ID_USED,
+    (TOO_MANY_MATCHES, CREATE_RATE_LIMITED, RATE_LIMITED), ALREADY_EXISTS (REQUEST_ID_USED,
     REQUEST_ID_CONFLICT).
     """
     GetMatch: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.GetMatchRequest, _match_service_pb2.GetMatchResponse]
     """Returns a match's public state.
 
-    Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND).
+    Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
+    RESOURCE_EXHAUSTED (RATE_LIMITED: every RPC, see Call budgets).
     """
     ListMatches: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.ListMatchesRequest, _match_service_pb2.ListMatchesResponse]
     """Lists matches, newest first. Finished matches are listed from their stored
     summaries: a list never replays a match.
 
-    Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, INVALID_PAGE_TOKEN).
+    Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, INVALID_PAGE_TOKEN), RESOURCE_EXHAUSTED
+    (RATE_LIMITED: a page costs 1 + page_size / 8 units).
     """
     GetPlayerView: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.GetPlayerViewRequest, _match_service_pb2.GetPlayerViewResponse]
     """Returns the caller's view of a match: the seat's view for a seat token, the
     spectator's view without one, with the caller's legal moves when it must act.
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
-    PERMISSION_DENIED (SEAT_TOKEN_INVALID).
+    PERMISSION_DENIED (SEAT_TOKEN_INVALID), RESOURCE_EXHAUSTED (RATE_LIMITED).
     """
     SubmitMove: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.SubmitMoveRequest, _match_service_pb2.SubmitMoveResponse]
     """Submits the caller's move. Safe to retry with the same request_id: a repeat returns
@@ -95,7 +112,7 @@ class MatchServiceStub:
     NOT_FOUND (MATCH_NOT_FOUND), UNAUTHENTICATED (SEAT_TOKEN_REQUIRED),
     PERMISSION_DENIED (SEAT_TOKEN_INVALID), ABORTED (STALE_STATE_VERSION),
     FAILED_PRECONDITION (NOT_YOUR_TURN, MATCH_FINISHED, SEAT_FORFEITED, and every
-    illegal-move reason of the game).
+    illegal-move reason of the game), RESOURCE_EXHAUSTED (RATE_LIMITED).
     """
     ResignMatch: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.ResignMatchRequest, _match_service_pb2.ResignMatchResponse]
     """Resigns the caller's seat: it forfeits and ranks last. Whoever started a seat's bot
@@ -104,7 +121,8 @@ class MatchServiceStub:
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
     UNAUTHENTICATED (SEAT_TOKEN_REQUIRED), PERMISSION_DENIED (SEAT_TOKEN_INVALID),
-    FAILED_PRECONDITION (MATCH_FINISHED, SEAT_FORFEITED).
+    FAILED_PRECONDITION (MATCH_FINISHED, SEAT_FORFEITED), RESOURCE_EXHAUSTED
+    (RATE_LIMITED).
     """
     StreamMatchEvents: _grpc.UnaryStreamMultiCallable[_match_service_pb2.StreamMatchEventsRequest, _match_service_pb2.StreamMatchEventsResponse]
     """Streams a match's events as the caller may see them, starting after
@@ -115,7 +133,8 @@ class MatchServiceStub:
     stream has sent its decision, or at most 50 ms later.
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
-    PERMISSION_DENIED (SEAT_TOKEN_INVALID), OUT_OF_RANGE (STATE_VERSION_AHEAD).
+    PERMISSION_DENIED (SEAT_TOKEN_INVALID), OUT_OF_RANGE (STATE_VERSION_AHEAD),
+    RESOURCE_EXHAUSTED (RATE_LIMITED, when the stream opens).
     """
     GetReplay: _grpc.UnaryUnaryMultiCallable[_match_service_pb2.GetReplayRequest, _match_service_pb2.GetReplayResponse]
     """Returns a finished match's replay: every event, every seat's view after each, and
@@ -123,7 +142,7 @@ class MatchServiceStub:
     nothing is hidden then. A replay runs to hundreds of KiB: ask for gzip compression.
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
-    FAILED_PRECONDITION (MATCH_NOT_FINISHED).
+    FAILED_PRECONDITION (MATCH_NOT_FINISHED), RESOURCE_EXHAUSTED (RATE_LIMITED).
     """
 
 @_typing.type_check_only
@@ -147,6 +166,19 @@ class MatchServiceAsyncStub(MatchServiceStub):
     server takes them wait in a queue (10,000 by default), past which some end CANCELLED:
     retry those with backoff and the same request_id (the Python SDK's CallCancelledError
     is retryable).
+
+    Call budgets (`botarena serve --call-budget`): every call of every RPC here and in
+    LadderService costs its caller (the peer's host) some units of a per-second budget (a
+    GetMatch 1, a SubmitMove 1, a ListMatches 1 + page_size / 8, a CreateMatch 5;
+    docs/decisions.md: Call budgets). A call over its caller's budget is refused before
+    any work with RESOURCE_EXHAUSTED (RATE_LIMITED, metadata["limit"] = "call_budget" or
+    "play_budget") and a google.rpc.RetryInfo (1 s or more). Calls that fail for their
+    credentials (a bad token, no admin token) are charged twice, and while they keep the
+    budget in debt the caller's plays are refused too. A caller that calls again before
+    the delay has passed gets its next refusal only after it (doubled for each such
+    refusal in a row, 5 s at most). A seat's or a bot's own calls with its token
+    (SubmitMove, GetPlayerView, StreamMatchEvents, ResignMatch, Connect) spend a larger
+    play budget (`--play-budget`); calls with the server's admin token are not charged.
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
@@ -155,35 +187,39 @@ class MatchServiceAsyncStub(MatchServiceStub):
 
     Admission: the server creates only the matches it can serve. It refuses with
     RESOURCE_EXHAUSTED (TOO_MANY_MATCHES) when it holds its limit of active matches in
-    all or for this caller, and (CREATE_RATE_LIMITED) when the caller creates matches
-    faster than its rate allows; ErrorInfo.metadata["limit"] names the limit
-    ("active_matches", "active_matches_per_caller", "creates_per_minute") and a
+    all or for this caller, or its fair share of the server while another caller waits,
+    and (CREATE_RATE_LIMITED) when the caller creates matches faster than its rate
+    allows; ErrorInfo.metadata["limit"] names the limit ("active_matches",
+    "active_matches_per_caller", "fair_share", "creates_per_minute") and a
     google.rpc.RetryInfo says when to try again. A caller is the peer's host; a call with
-    the server's admin token is bound by the server-wide limit only. `botarena serve
+    the server's admin token is bound by the server-wide limit only, and a reserve of
+    active matches (a tenth by default) is kept for it and the ladder. `botarena serve
     --help` lists the defaults and their flags.
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, UNKNOWN_GAME, INVALID_SEAT_COUNT,
     INVALID_TIME_CONTROL), UNAUTHENTICATED (ADMIN_TOKEN_REQUIRED), RESOURCE_EXHAUSTED
-    (TOO_MANY_MATCHES, CREATE_RATE_LIMITED), ALREADY_EXISTS (REQUEST_ID_USED,
+    (TOO_MANY_MATCHES, CREATE_RATE_LIMITED, RATE_LIMITED), ALREADY_EXISTS (REQUEST_ID_USED,
     REQUEST_ID_CONFLICT).
     """
     GetMatch: _aio.UnaryUnaryMultiCallable[_match_service_pb2.GetMatchRequest, _match_service_pb2.GetMatchResponse]  # type: ignore[assignment]
     """Returns a match's public state.
 
-    Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND).
+    Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
+    RESOURCE_EXHAUSTED (RATE_LIMITED: every RPC, see Call budgets).
     """
     ListMatches: _aio.UnaryUnaryMultiCallable[_match_service_pb2.ListMatchesRequest, _match_service_pb2.ListMatchesResponse]  # type: ignore[assignment]
     """Lists matches, newest first. Finished matches are listed from their stored
     summaries: a list never replays a match.
 
-    Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, INVALID_PAGE_TOKEN).
+    Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, INVALID_PAGE_TOKEN), RESOURCE_EXHAUSTED
+    (RATE_LIMITED: a page costs 1 + page_size / 8 units).
     """
     GetPlayerView: _aio.UnaryUnaryMultiCallable[_match_service_pb2.GetPlayerViewRequest, _match_service_pb2.GetPlayerViewResponse]  # type: ignore[assignment]
     """Returns the caller's view of a match: the seat's view for a seat token, the
     spectator's view without one, with the caller's legal moves when it must act.
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
-    PERMISSION_DENIED (SEAT_TOKEN_INVALID).
+    PERMISSION_DENIED (SEAT_TOKEN_INVALID), RESOURCE_EXHAUSTED (RATE_LIMITED).
     """
     SubmitMove: _aio.UnaryUnaryMultiCallable[_match_service_pb2.SubmitMoveRequest, _match_service_pb2.SubmitMoveResponse]  # type: ignore[assignment]
     """Submits the caller's move. Safe to retry with the same request_id: a repeat returns
@@ -193,7 +229,7 @@ class MatchServiceAsyncStub(MatchServiceStub):
     NOT_FOUND (MATCH_NOT_FOUND), UNAUTHENTICATED (SEAT_TOKEN_REQUIRED),
     PERMISSION_DENIED (SEAT_TOKEN_INVALID), ABORTED (STALE_STATE_VERSION),
     FAILED_PRECONDITION (NOT_YOUR_TURN, MATCH_FINISHED, SEAT_FORFEITED, and every
-    illegal-move reason of the game).
+    illegal-move reason of the game), RESOURCE_EXHAUSTED (RATE_LIMITED).
     """
     ResignMatch: _aio.UnaryUnaryMultiCallable[_match_service_pb2.ResignMatchRequest, _match_service_pb2.ResignMatchResponse]  # type: ignore[assignment]
     """Resigns the caller's seat: it forfeits and ranks last. Whoever started a seat's bot
@@ -202,7 +238,8 @@ class MatchServiceAsyncStub(MatchServiceStub):
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
     UNAUTHENTICATED (SEAT_TOKEN_REQUIRED), PERMISSION_DENIED (SEAT_TOKEN_INVALID),
-    FAILED_PRECONDITION (MATCH_FINISHED, SEAT_FORFEITED).
+    FAILED_PRECONDITION (MATCH_FINISHED, SEAT_FORFEITED), RESOURCE_EXHAUSTED
+    (RATE_LIMITED).
     """
     StreamMatchEvents: _aio.UnaryStreamMultiCallable[_match_service_pb2.StreamMatchEventsRequest, _match_service_pb2.StreamMatchEventsResponse]  # type: ignore[assignment]
     """Streams a match's events as the caller may see them, starting after
@@ -213,7 +250,8 @@ class MatchServiceAsyncStub(MatchServiceStub):
     stream has sent its decision, or at most 50 ms later.
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
-    PERMISSION_DENIED (SEAT_TOKEN_INVALID), OUT_OF_RANGE (STATE_VERSION_AHEAD).
+    PERMISSION_DENIED (SEAT_TOKEN_INVALID), OUT_OF_RANGE (STATE_VERSION_AHEAD),
+    RESOURCE_EXHAUSTED (RATE_LIMITED, when the stream opens).
     """
     GetReplay: _aio.UnaryUnaryMultiCallable[_match_service_pb2.GetReplayRequest, _match_service_pb2.GetReplayResponse]  # type: ignore[assignment]
     """Returns a finished match's replay: every event, every seat's view after each, and
@@ -221,7 +259,7 @@ class MatchServiceAsyncStub(MatchServiceStub):
     nothing is hidden then. A replay runs to hundreds of KiB: ask for gzip compression.
 
     Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
-    FAILED_PRECONDITION (MATCH_NOT_FINISHED).
+    FAILED_PRECONDITION (MATCH_NOT_FINISHED), RESOURCE_EXHAUSTED (RATE_LIMITED).
     """
 
 class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -244,6 +282,19 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
     server takes them wait in a queue (10,000 by default), past which some end CANCELLED:
     retry those with backoff and the same request_id (the Python SDK's CallCancelledError
     is retryable).
+
+    Call budgets (`botarena serve --call-budget`): every call of every RPC here and in
+    LadderService costs its caller (the peer's host) some units of a per-second budget (a
+    GetMatch 1, a SubmitMove 1, a ListMatches 1 + page_size / 8, a CreateMatch 5;
+    docs/decisions.md: Call budgets). A call over its caller's budget is refused before
+    any work with RESOURCE_EXHAUSTED (RATE_LIMITED, metadata["limit"] = "call_budget" or
+    "play_budget") and a google.rpc.RetryInfo (1 s or more). Calls that fail for their
+    credentials (a bad token, no admin token) are charged twice, and while they keep the
+    budget in debt the caller's plays are refused too. A caller that calls again before
+    the delay has passed gets its next refusal only after it (doubled for each such
+    refusal in a row, 5 s at most). A seat's or a bot's own calls with its token
+    (SubmitMove, GetPlayerView, StreamMatchEvents, ResignMatch, Connect) spend a larger
+    play budget (`--play-budget`); calls with the server's admin token are not charged.
     """
 
     @_abc_1.abstractmethod
@@ -256,16 +307,18 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
 
         Admission: the server creates only the matches it can serve. It refuses with
         RESOURCE_EXHAUSTED (TOO_MANY_MATCHES) when it holds its limit of active matches in
-        all or for this caller, and (CREATE_RATE_LIMITED) when the caller creates matches
-        faster than its rate allows; ErrorInfo.metadata["limit"] names the limit
-        ("active_matches", "active_matches_per_caller", "creates_per_minute") and a
+        all or for this caller, or its fair share of the server while another caller waits,
+        and (CREATE_RATE_LIMITED) when the caller creates matches faster than its rate
+        allows; ErrorInfo.metadata["limit"] names the limit ("active_matches",
+        "active_matches_per_caller", "fair_share", "creates_per_minute") and a
         google.rpc.RetryInfo says when to try again. A caller is the peer's host; a call with
-        the server's admin token is bound by the server-wide limit only. `botarena serve
+        the server's admin token is bound by the server-wide limit only, and a reserve of
+        active matches (a tenth by default) is kept for it and the ladder. `botarena serve
         --help` lists the defaults and their flags.
 
         Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, UNKNOWN_GAME, INVALID_SEAT_COUNT,
         INVALID_TIME_CONTROL), UNAUTHENTICATED (ADMIN_TOKEN_REQUIRED), RESOURCE_EXHAUSTED
-        (TOO_MANY_MATCHES, CREATE_RATE_LIMITED), ALREADY_EXISTS (REQUEST_ID_USED,
+        (TOO_MANY_MATCHES, CREATE_RATE_LIMITED, RATE_LIMITED), ALREADY_EXISTS (REQUEST_ID_USED,
         REQUEST_ID_CONFLICT).
         """
 
@@ -277,7 +330,8 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_match_service_pb2.GetMatchResponse, _abc.Awaitable[_match_service_pb2.GetMatchResponse]]:
         """Returns a match's public state.
 
-        Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND).
+        Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
+        RESOURCE_EXHAUSTED (RATE_LIMITED: every RPC, see Call budgets).
         """
 
     @_abc_1.abstractmethod
@@ -289,7 +343,8 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         """Lists matches, newest first. Finished matches are listed from their stored
         summaries: a list never replays a match.
 
-        Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, INVALID_PAGE_TOKEN).
+        Errors: INVALID_ARGUMENT (MALFORMED_REQUEST, INVALID_PAGE_TOKEN), RESOURCE_EXHAUSTED
+        (RATE_LIMITED: a page costs 1 + page_size / 8 units).
         """
 
     @_abc_1.abstractmethod
@@ -302,7 +357,7 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         spectator's view without one, with the caller's legal moves when it must act.
 
         Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
-        PERMISSION_DENIED (SEAT_TOKEN_INVALID).
+        PERMISSION_DENIED (SEAT_TOKEN_INVALID), RESOURCE_EXHAUSTED (RATE_LIMITED).
         """
 
     @_abc_1.abstractmethod
@@ -318,7 +373,7 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         NOT_FOUND (MATCH_NOT_FOUND), UNAUTHENTICATED (SEAT_TOKEN_REQUIRED),
         PERMISSION_DENIED (SEAT_TOKEN_INVALID), ABORTED (STALE_STATE_VERSION),
         FAILED_PRECONDITION (NOT_YOUR_TURN, MATCH_FINISHED, SEAT_FORFEITED, and every
-        illegal-move reason of the game).
+        illegal-move reason of the game), RESOURCE_EXHAUSTED (RATE_LIMITED).
         """
 
     @_abc_1.abstractmethod
@@ -333,7 +388,8 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
 
         Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
         UNAUTHENTICATED (SEAT_TOKEN_REQUIRED), PERMISSION_DENIED (SEAT_TOKEN_INVALID),
-        FAILED_PRECONDITION (MATCH_FINISHED, SEAT_FORFEITED).
+        FAILED_PRECONDITION (MATCH_FINISHED, SEAT_FORFEITED), RESOURCE_EXHAUSTED
+        (RATE_LIMITED).
         """
 
     @_abc_1.abstractmethod
@@ -350,7 +406,8 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         stream has sent its decision, or at most 50 ms later.
 
         Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
-        PERMISSION_DENIED (SEAT_TOKEN_INVALID), OUT_OF_RANGE (STATE_VERSION_AHEAD).
+        PERMISSION_DENIED (SEAT_TOKEN_INVALID), OUT_OF_RANGE (STATE_VERSION_AHEAD),
+        RESOURCE_EXHAUSTED (RATE_LIMITED, when the stream opens).
         """
 
     @_abc_1.abstractmethod
@@ -364,7 +421,7 @@ class MatchServiceServicer(metaclass=_abc_1.ABCMeta):
         nothing is hidden then. A replay runs to hundreds of KiB: ask for gzip compression.
 
         Errors: INVALID_ARGUMENT (MALFORMED_REQUEST), NOT_FOUND (MATCH_NOT_FOUND),
-        FAILED_PRECONDITION (MATCH_NOT_FINISHED).
+        FAILED_PRECONDITION (MATCH_NOT_FINISHED), RESOURCE_EXHAUSTED (RATE_LIMITED).
         """
 
 def add_MatchServiceServicer_to_server(servicer: MatchServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -45,6 +45,7 @@ from botarena.clients._errors import (
     InvalidRequestError,
     MatchFinishedError,
     PermissionDeniedError,
+    RateLimitedError,
     SeatForfeitedError,
     TlsError,
 )
@@ -93,6 +94,9 @@ restart), reset whenever the call makes progress."""
 _ADMISSION_RETRY = RetryPolicy(max_attempts=1_000_000, initial_backoff=0.5, max_backoff=10.0)
 """How the runner waits for a server that admits no new match now: for as long as it
 takes (the run then goes at the server's pace), at least the server's ``retry_after``."""
+
+# Refusals that say "not now": admission's, and the call budget's (RATE_LIMITED).
+_SLOW_DOWN = (AdmissionRefusedError, RateLimitedError)
 
 _TAIL_LINES = 20
 _TAIL_BYTES = 16_384
@@ -212,11 +216,12 @@ async def create_game_match(
 
     Transient failures (the server restarting) are retried with the same ``request_id``
     under :data:`RUNNER_RETRY`, so a lost answer is given again rather than a second
-    match made; admission refusals wait the server's ``retry_after`` for as long as it
-    takes. A server that restarted after making the match, its answer lost, refuses the
-    repeat with ``REQUEST_ID_USED``: the seat tokens are gone with the answer, so nobody
-    can play or resign that match (the server ends it as abandoned once its
-    ``join_timeout`` passes), and a fresh match with a new ``request_id`` is made.
+    match made; admission and call-budget refusals wait the server's ``retry_after``
+    for as long as it takes. A server that restarted after making the match, its answer
+    lost, refuses the repeat with ``REQUEST_ID_USED``: the seat tokens are gone with the
+    answer, so nobody can play or resign that match (the server ends it as abandoned
+    once its ``join_timeout`` passes), and a fresh match with a new ``request_id`` is
+    made.
 
     Args:
         client: A client of the server (with the admin token if it needs one).
@@ -236,9 +241,7 @@ async def create_game_match(
         return await call_with_retry(
             lambda: client.create_match(config, request_id=key),
             RUNNER_RETRY,
-            retry_on=lambda error: (
-                is_retryable(error) and not isinstance(error, AdmissionRefusedError)
-            ),
+            retry_on=lambda error: is_retryable(error) and not isinstance(error, _SLOW_DOWN),
         )
 
     while True:
@@ -246,7 +249,7 @@ async def create_game_match(
             return await call_with_retry(
                 create,
                 _ADMISSION_RETRY,
-                retry_on=lambda error: isinstance(error, AdmissionRefusedError),
+                retry_on=lambda error: isinstance(error, _SLOW_DOWN),
             )
         except AlreadyExistsError as error:
             if error.reason != "REQUEST_ID_USED":

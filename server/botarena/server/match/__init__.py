@@ -10,12 +10,19 @@ commits every change before announcing it and recovers unfinished matches after 
 from __future__ import annotations
 
 from botarena.server.match._admission import (
+    DEFAULT_CALL_BUDGET,
     DEFAULT_MAX_ACTIVE_MATCHES,
     DEFAULT_MAX_CREATES_PER_MINUTE,
     DEFAULT_MAX_MATCHES_PER_CALLER,
+    DEFAULT_MAX_REGISTRATIONS_PER_HOUR,
+    DEFAULT_PLAY_BUDGET,
+    DEFAULT_RESERVED_MATCHES,
     Admission,
     AdmissionLimits,
+    CallBudget,
+    CallBudgetLimits,
     Caller,
+    Refusals,
 )
 from botarena.server.match._errors import (
     CreateRateLimitedError,
@@ -28,6 +35,7 @@ from botarena.server.match._errors import (
     MatchNotFoundError,
     MatchOnOtherNodeError,
     NotYourTurnError,
+    RateLimitedError,
     RecoveryError,
     RequestIdConflictError,
     RequestIdUsedError,
@@ -67,13 +75,19 @@ from botarena.server.match._settings import (
 
 __all__ = [
     "ABANDONED",
+    "DEFAULT_CALL_BUDGET",
     "DEFAULT_MAX_ACTIVE_MATCHES",
     "DEFAULT_MAX_CREATES_PER_MINUTE",
     "DEFAULT_MAX_ILLEGAL_MOVES",
     "DEFAULT_MAX_MATCHES_PER_CALLER",
+    "DEFAULT_MAX_REGISTRATIONS_PER_HOUR",
     "DEFAULT_MOVE_TIME_LIMIT",
+    "DEFAULT_PLAY_BUDGET",
+    "DEFAULT_RESERVED_MATCHES",
     "Admission",
     "AdmissionLimits",
+    "CallBudget",
+    "CallBudgetLimits",
     "Caller",
     "Clock",
     "CreateRateLimitedError",
@@ -98,7 +112,9 @@ __all__ = [
     "NotYourTurnError",
     "PendingDecision",
     "Policies",
+    "RateLimitedError",
     "RecoveryError",
+    "Refusals",
     "RequestIdConflictError",
     "RequestIdUsedError",
     "ResignResult",

@@ -23,6 +23,7 @@ __all__ = [
     "MatchNotFoundError",
     "MatchOnOtherNodeError",
     "NotYourTurnError",
+    "RateLimitedError",
     "RecoveryError",
     "RequestIdConflictError",
     "RequestIdUsedError",
@@ -200,11 +201,18 @@ class IllegalMoveRejectedError(MatchError):
         self.policy_applied = illegal_moves >= limit
 
 
+_WHOSE = {
+    "active_matches_per_caller": "for this caller",
+    "fair_share": "for this caller while others wait (its fair share)",
+}
+
+
 class TooManyMatchesError(MatchError):
     """The server holds as many active matches as it may, in all or for this caller.
 
     ``metadata["limit"]`` names the limit (``active_matches``,
-    ``active_matches_per_caller``); ``retry_after`` is a hint in seconds.
+    ``active_matches_per_caller``, ``fair_share``: this caller holds its share of the
+    server while others wait); ``retry_after`` is a hint in seconds.
     """
 
     category = ErrorCategory.RESOURCE_EXHAUSTED
@@ -212,7 +220,7 @@ class TooManyMatchesError(MatchError):
     def __init__(
         self, limit: int, *, scope: str = "active_matches", retry_after: float = 1.0
     ) -> None:
-        whose = "for this caller" if scope == "active_matches_per_caller" else "in all"
+        whose = _WHOSE.get(scope, "in all")
         super().__init__(
             "TOO_MANY_MATCHES",
             f"the server holds its limit of {limit} active matches {whose}; retry once "
@@ -249,6 +257,30 @@ class CreateRateLimitedError(MatchError):
             {"limit": "creates_per_minute", "max": str(per_minute)},
         )
         self.retry_after = retry_after
+
+
+class RateLimitedError(MatchError):
+    """The caller spends its budget of calls, or of bot registrations, faster than the
+    server allows (``metadata["limit"]``: ``call_budget``, ``play_budget``,
+    ``registrations_per_hour``)."""
+
+    category = ErrorCategory.RESOURCE_EXHAUSTED
+
+    def __init__(self, scope: str, limit: float, retry_after: float) -> None:
+        what = _BUDGETS.get(scope, scope)
+        super().__init__(
+            "RATE_LIMITED",
+            f"this caller may spend {limit:g} {what}; retry in {retry_after:.1f} s",
+            {"limit": scope, "max": f"{limit:g}"},
+        )
+        self.retry_after = retry_after
+
+
+_BUDGETS = {
+    "call_budget": "cost units of calls a second",
+    "play_budget": "cost units of seats' and bots' own calls a second",
+    "registrations_per_hour": "bot registrations an hour",
+}
 
 
 class RequestIdConflictError(MatchError):

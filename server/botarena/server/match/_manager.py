@@ -59,6 +59,7 @@ from botarena.server.match._admission import (
     DEFAULT_MAX_ACTIVE_MATCHES,
     DEFAULT_MAX_CREATES_PER_MINUTE,
     DEFAULT_MAX_MATCHES_PER_CALLER,
+    RESERVED_FRACTION,
     Admission,
     AdmissionLimits,
     Caller,
@@ -191,6 +192,8 @@ class MatchManager:
             (:class:`Admission`, like the two limits below).
         max_matches_per_caller: Unfinished matches one caller may hold (0: no limit).
         max_creates_per_minute: Matches one caller may create per minute (0: no limit).
+        reserved_matches: Of ``max_active_matches``, those only in-process creations
+            (the ladder's) and the admin token's holder may take; ``None``: a tenth.
         max_finished_matches: Finished matches kept in memory; the oldest go first (with
             a store they are rebuilt from it when asked for again).
         store: Where matches are made durable; ``None`` keeps them in memory only.
@@ -211,6 +214,7 @@ class MatchManager:
         max_active_matches: int = DEFAULT_MAX_ACTIVE_MATCHES,
         max_matches_per_caller: int = DEFAULT_MAX_MATCHES_PER_CALLER,
         max_creates_per_minute: int = DEFAULT_MAX_CREATES_PER_MINUTE,
+        reserved_matches: int | None = None,
         max_finished_matches: int = 10_000,
         store: Store | None = None,
         codec: MatchCodec | None = None,
@@ -228,7 +232,14 @@ class MatchManager:
         self._clock = clock
         self._wall_clock = wall_clock
         self.admission = Admission(
-            AdmissionLimits(max_active_matches, max_matches_per_caller, max_creates_per_minute),
+            AdmissionLimits(
+                max_active_matches,
+                max_matches_per_caller,
+                max_creates_per_minute,
+                max_active_matches // RESERVED_FRACTION
+                if reserved_matches is None
+                else reserved_matches,
+            ),
             clock=clock,
         )
         self.max_finished_matches = max_finished_matches

@@ -16,7 +16,14 @@ from botarena.server.match import (
     SeatTokenRequiredError,
 )
 
-__all__ = ["address_host", "bearer_token", "caller_of", "peer_host", "require_admin"]
+__all__ = [
+    "address_host",
+    "bearer_token",
+    "caller_of",
+    "holds_admin_token",
+    "peer_host",
+    "require_admin",
+]
 
 ADMIN_CALLER = Caller("admin", admin=True)
 """Every holder of the server's admin token is one caller."""
@@ -58,16 +65,20 @@ def require_admin(context: Any, admin_token: str | None, action: str) -> None:
     Raises:
         SeatTokenRequiredError: ``ADMIN_TOKEN_REQUIRED``.
     """
-    if admin_token is None:
-        return
-    try:
-        token = bearer_token(context)
-    except MatchError:  # a malformed header is no admin token either
-        token = None
-    if token is None or not hmac.compare_digest(token.encode(), admin_token.encode()):
+    if admin_token is not None and not holds_admin_token(context, admin_token):
         raise SeatTokenRequiredError(
             "ADMIN_TOKEN_REQUIRED", f"{action} needs the server's admin token"
         )
+
+
+def holds_admin_token(context: Any, admin_token: str) -> bool:
+    """Return whether the call's bearer token is ``admin_token`` (a malformed
+    ``authorization`` entry is not)."""
+    try:
+        token = bearer_token(context)
+    except MatchError:
+        return False
+    return token is not None and hmac.compare_digest(token.encode(), admin_token.encode())
 
 
 def caller_of(context: Any, admin_token: str | None) -> Caller:

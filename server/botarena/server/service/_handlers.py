@@ -4,6 +4,8 @@
 The generated ``add_MatchServiceServicer_to_server`` lets grpc fail an undecodable request
 with a bare ``INTERNAL``; our deserializers hand the servicer an :class:`Undecodable`
 instead, so the caller gets the documented ``INVALID_ARGUMENT`` / ``MALFORMED_REQUEST``.
+With a :class:`BudgetGate`, every call is charged to its caller's budget before the
+servicer runs (``_budget``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 import grpc
 from google.protobuf.message import DecodeError, Message
 
+from botarena.server.service._budget import BudgetGate
 from botarena.server.service._errors import Undecodable
 from botarena.server.service._servicer import MatchServicer
 from botarena.v1 import ladder_pb2, match_service_pb2
@@ -43,17 +46,19 @@ def _serialize(message: Message | bytes) -> bytes:
     return message if isinstance(message, bytes) else message.SerializeToString()
 
 
-def match_service_handler(servicer: MatchServicer) -> Any:
-    """Return the generic handler serving ``servicer`` as ``botarena.v1.MatchService``."""
-    return _service_handler(servicer, match_service_pb2, "MatchService")
+def match_service_handler(servicer: MatchServicer, gate: BudgetGate | None = None) -> Any:
+    """Return the generic handler serving ``servicer`` as ``botarena.v1.MatchService``,
+    each call charged to its caller's budget first when there is a ``gate``."""
+    return _service_handler(servicer, match_service_pb2, "MatchService", gate)
 
 
-def ladder_service_handler(servicer: object) -> Any:
-    """Return the generic handler serving ``servicer`` as ``botarena.v1.LadderService``."""
-    return _service_handler(servicer, ladder_pb2, "LadderService")
+def ladder_service_handler(servicer: object, gate: BudgetGate | None = None) -> Any:
+    """Return the generic handler serving ``servicer`` as ``botarena.v1.LadderService``,
+    each call charged to its caller's budget first when there is a ``gate``."""
+    return _service_handler(servicer, ladder_pb2, "LadderService", gate)
 
 
-def _service_handler(servicer: object, module: Any, name: str) -> Any:
+def _service_handler(servicer: object, module: Any, name: str, gate: BudgetGate | None) -> Any:
     service = module.DESCRIPTOR.services_by_name[name]
     handlers: dict[str, Any] = {}
     for method in service.methods:
@@ -64,6 +69,9 @@ def _service_handler(servicer: object, module: Any, name: str) -> Any:
             if method.server_streaming
             else grpc.unary_unary_rpc_method_handler
         )
+        if gate is not None:
+            budgeted = gate.stream if method.server_streaming else gate.unary
+            behaviour = budgeted(method.name, behaviour)
         handlers[method.name] = factory(
             behaviour,
             request_deserializer=_lenient(request_type),

@@ -16,7 +16,8 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from botarena.server.ladder import Ladder
-from botarena.server.match import MatchManager
+from botarena.server.match import CallBudget, CallBudgetLimits, MatchManager
+from botarena.server.service._budget import BudgetGate, RefusalHold
 from botarena.server.service._connections import (
     HANDSHAKE_TIMEOUT,
     IDLE_TIMEOUT,
@@ -116,6 +117,7 @@ async def create_server(
     announce_options: bool = True,
     http_address: tuple[str, int] | None = None,
     http_settings: WebSettings | None = None,
+    call_budget: CallBudgetLimits | None = None,
     **manager_options: Any,
 ) -> tuple[Any, int]:
     """Create and start a server listening on ``address``, over TLS with ``credentials``.
@@ -167,6 +169,11 @@ async def create_server(
         http_settings: How the web UI serves its live pages (:class:`WebSettings`:
             streams at once, the write timeout and the unsent bytes a page may hold);
             the defaults when ``None``.
+        call_budget: Charge every call of the MatchService and the LadderService to
+            its caller's budget before it runs, and refuse those over budget
+            (``RESOURCE_EXHAUSTED`` / ``RATE_LIMITED``; ``service._budget``). ``None``
+            (the default, as for the match runner's own servers): no call budget;
+            ``botarena serve`` sets one.
         **manager_options: Passed to a new :class:`MatchManager` (``lease=`` makes this
             one of several nodes on ``store``: its leases are renewed every fifth of
             their time while it serves).
@@ -234,12 +241,21 @@ async def create_server(
     )
     if announce_options:
         _announce(operator_options or {})
-    servicer = MatchServicer(manager, admin_token=admin_token, config_overrides=overrides)
-    server.add_generic_rpc_handlers((match_service_handler(servicer),))
+    # One record of refusals, and one hold, for admission and the call budget.
+    hold = RefusalHold(manager.admission.refusals)
+    gate = None
+    if call_budget is not None:
+        gate = BudgetGate(
+            CallBudget(call_budget, refusals=hold.refusals), hold, admin_token=admin_token
+        )
+    servicer = MatchServicer(
+        manager, admin_token=admin_token, config_overrides=overrides, hold=hold
+    )
+    server.add_generic_rpc_handlers((match_service_handler(servicer, gate),))
     services = [SERVICE_NAME]
     if ladder is not None:
         ladder_servicer = LadderServicer(ladder, admin_token=admin_token)
-        server.add_generic_rpc_handlers((ladder_service_handler(ladder_servicer),))
+        server.add_generic_rpc_handlers((ladder_service_handler(ladder_servicer, gate),))
         services.append(LADDER_SERVICE_NAME)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import random
 from collections.abc import AsyncIterator
 from typing import Any, TypeAlias
 
@@ -18,7 +17,6 @@ import structlog
 from structlog.contextvars import bind_contextvars
 
 from botarena.server.match import (
-    Caller,
     ForfeitReason,
     InvalidRequestError,
     Match,
@@ -29,6 +27,7 @@ from botarena.server.match import (
     SeatTokenRequiredError,
 )
 from botarena.server.service._auth import bearer_token, caller_of, require_admin
+from botarena.server.service._budget import RefusalHold
 from botarena.server.service._convert import (
     EventEncoder,
     WireEncoders,
@@ -60,8 +59,6 @@ _RESIGN_REASONS = {
 }
 # A CreateMatch request_id's repeat returns seat tokens: it must be hard to guess.
 _MIN_CREATE_REQUEST_ID_LENGTH = 16
-# Refused CreateMatch calls held at once at most (MatchServicer._hold_refusal).
-_MAX_HELD_REFUSALS = 4096
 
 _DEFAULT_PAGE_SIZE = 50
 _MAX_PAGE_SIZE = 500
@@ -79,6 +76,8 @@ class MatchServicer:
         config_overrides: Per game registry name, fields of the engine's default config
             that this server replaces (``config_overrides``: the operator options of
             ``PLUGINS``); every match of that game starts from them.
+        hold: Holds the refusals of callers that retry too soon (shared with the call
+            budget's); by default one over the manager's admission.
     """
 
     def __init__(
@@ -87,11 +86,12 @@ class MatchServicer:
         *,
         admin_token: str | None = None,
         config_overrides: ConfigOverrides | None = None,
+        hold: RefusalHold | None = None,
     ) -> None:
         self.manager = manager
         self._admin_token = admin_token or None
         self._config_overrides = config_overrides or {}
-        self._held_refusals = 0
+        self._hold = hold or RefusalHold(manager.admission.refusals)
         self._wires = WireEncoders()
 
     # ------------------------------------------------------------------ helpers
@@ -102,20 +102,6 @@ class MatchServicer:
 
     def _check_admin(self, context: Context) -> None:
         require_admin(context, self._admin_token, "creating matches")
-
-    async def _hold_refusal(self, caller: Caller) -> None:
-        # A caller that ignores RetryInfo waits for its next refusal: a flood's calls
-        # then wait idle instead of queueing before other callers' (Admission). Bounded,
-        # so that held calls cannot pile up without end.
-        seconds = self.manager.admission.refusal_hold(caller)
-        if seconds <= 0 or self._held_refusals >= _MAX_HELD_REFUSALS:
-            return
-        self._held_refusals += 1
-        try:
-            # Spread: a flood's calls, released together, would come back together.
-            await asyncio.sleep(seconds * random.uniform(0.5, 1.0))
-        finally:
-            self._held_refusals -= 1
 
     # ------------------------------------------------------------------ RPCs
 
@@ -134,7 +120,7 @@ class MatchServicer:
             # Before any decoding: a flood is refused at the least cost.
             self.manager.check_admission(caller, request_id)
         except MatchError:
-            await self._hold_refusal(caller)
+            await self._hold(caller.key)  # a caller that ignores RetryInfo waits for it
             raise
         rules = self.manager.rules(codec.game)
         default = default_config(rules, self._config_overrides)
