@@ -113,8 +113,16 @@ def test_bots_on_one_node_play_what_the_other_schedules_until_it_dies_then_the_f
                 server=other.address,  # never the scheduling node
             ):
                 await _until(lambda: len(set(ended)) >= 2)
+                # Both nodes' reads between two equal reads of the other's: no match was
+                # rated in between (each rating adds a game), so they must agree. Bots
+                # play on meanwhile; a read that straddles a rating is read again.
                 before = await _board(other.address)
-                seen_from_scheduler = await _board(scheduler.address)
+                while True:
+                    seen_from_scheduler = await _board(scheduler.address)
+                    again = await _board(other.address)
+                    if _counts(again) == _counts(before):
+                        break
+                    before = again
                 played_before = set(ended)
                 scheduler.kill()  # SIGKILL, perhaps mid-match: no lock or lease let go
                 await _until(lambda: len(set(ended) - played_before) >= 2)
@@ -143,6 +151,11 @@ def test_bots_on_one_node_play_what_the_other_schedules_until_it_dies_then_the_f
     assert started_by["other"]
     assert after["greedy"].games > before["greedy"].games
     assert after["greedy"].games == after["random"].games
+
+
+def _counts(board: dict[str, ladder_pb2.LeaderboardEntry]) -> dict[str, int]:
+    """Each bot's rated games on a board read."""
+    return {name: entry.games for name, entry in board.items()}
 
 
 class _Holding:

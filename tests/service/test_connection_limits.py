@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from botarena.server.service import FD_RESERVE, LOG_BURST, create_server
@@ -180,6 +181,21 @@ def test_the_default_cap_keeps_a_reserve_below_the_open_files_limit() -> None:
             web = server.web.settings.max_connections
             assert web <= (soft - FD_RESERVE) // 2 or web == 16
             assert server.max_connections + web <= max(soft - FD_RESERVE, 32)
+        finally:
+            await server.stop(None)
+
+    asyncio.run(main())
+
+
+def test_a_second_server_on_a_port_in_use_is_refused() -> None:
+    # Without SO_REUSEPORT off, grpc let both listen, and the kernel shared the
+    # connections between them (a restart beside a frozen old start).
+    async def main() -> None:
+        server, port = await create_server("127.0.0.1:0")
+        try:
+            with pytest.raises(RuntimeError, match="cannot listen"):
+                await create_server(f"127.0.0.1:{port}")
+            assert await _check(port) == health_pb2.HealthCheckResponse.SERVING
         finally:
             await server.stop(None)
 

@@ -215,14 +215,6 @@ async def create_server(
         )
     elif store is not None:
         raise ValueError("pass a store either to create_server or to the manager, not both")
-    # Before the port opens: a bot that reconnects finds its match.
-    manager.recover()
-    heartbeat: asyncio.Task[None] | None = None
-    if manager.lease is not None:
-        # Renewed five times per lease: a late beat or two never loses a match.
-        heartbeat = asyncio.create_task(
-            manager.run_leases(manager.lease.ttl / 5), name="botarena-leases"
-        )
     server = grpc.aio.server(
         options=[
             ("grpc.max_receive_message_length", max_receive_message_bytes),
@@ -237,6 +229,10 @@ async def create_server(
             ("grpc.max_connection_idle_ms", _milliseconds(idle_timeout)),
             ("grpc.max_allowed_incoming_connections", max_connections),
             *KEEPALIVE_OPTIONS,
+            # grpc binds with SO_REUSEPORT by default: a second start on a port in use
+            # (a restart beside a frozen, not dead, old start; two nodes given one
+            # address) shared its connections with the first. It is refused instead.
+            ("grpc.so_reuseport", 0),
         ]
     )
     if announce_options:
@@ -264,9 +260,12 @@ async def create_server(
     )
 
     def listen(where: str) -> int:
-        if credentials is None:
-            return int(server.add_insecure_port(where))
-        return int(server.add_secure_port(where, credentials))
+        try:
+            if credentials is None:
+                return int(server.add_insecure_port(where))
+            return int(server.add_secure_port(where, credentials))
+        except RuntimeError as error:  # grpc's "Failed to bind to address ..."
+            raise RuntimeError(f"cannot listen on {where}: {error}") from None
 
     first, *others = [address] if isinstance(address, str) else address
     port = listen(first)
@@ -280,6 +279,15 @@ async def create_server(
         if bound == 0:
             raise RuntimeError(f"cannot listen on {other}")
         ports.add(bound)
+    # The ports are bound (a port in use fails above, before this start takes back any
+    # match), and not yet served: a bot that reconnects once they are finds its match.
+    manager.recover()
+    heartbeat: asyncio.Task[None] | None = None
+    if manager.lease is not None:
+        # Renewed five times per lease: a late beat or two never loses a match.
+        heartbeat = asyncio.create_task(
+            manager.run_leases(manager.lease.ttl / 5), name="botarena-leases"
+        )
     await server.start()
     warden: asyncio.Task[None] | None = None
     if max_connections_per_peer and PeerWarden.available():
