@@ -16,7 +16,8 @@ with the pages open, and the bench prints moves per second of each and their rat
 (with pages / without), the median over the rounds.
 
 The canary cases: a server child process (the default ``WebSettings``: 1,000 streams,
-10 s write timeout) holds 20 running Qwirkle matches, each played to version 50 at once
+10 s write timeout; but no per-peer cap below the total, as the pages come from one
+peer) holds 20 running Qwirkle matches, each played to version 50 at once
 and then on by one move every 2 s (their moves replayed from a scratch run, so no legal
 move is searched on the loop); a canary in this process (``bench_flood``'s: create a
 2-seat Qwirkle match, GetPlayerView, SubmitMove, timed per round, 10 rounds a second)
@@ -256,6 +257,9 @@ async def _serve(args: argparse.Namespace) -> None:
     server, port = await create_server(
         "127.0.0.1:0",
         http_address=("127.0.0.1", 0),
+        # The pages child is one peer standing for many viewers: the per-peer cap (64 by
+        # default, bench_connections.py measures it) would refuse most of its pages.
+        http_settings=WebSettings(max_connections_per_peer=WebSettings().max_connections),
         # As many finished matches held as `botarena serve --db` holds (the canary's).
         max_finished_matches=DURABLE_FINISHED_MATCHES,
     )
