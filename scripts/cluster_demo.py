@@ -4,14 +4,17 @@ A throwaway PostgreSQL on 127.0.0.1 (``local_postgres``), three ``botarena serve
 --advertise 127.0.0.1:PORT --ladder`` nodes, and the reference Qwirkle bots (greedy and
 random, several of each) registered and connected to the ladder, spread over the nodes.
 Each bot is given every node's address, its own node first (``run_ladder_bot_async``
-with several servers). Once matches are running, the node that runs the most of them is
-killed with SIGKILL (it is the scheduling node: it creates every ladder match); its bots
-move on to the next node by themselves, and their seats follow the matches to the node
-that takes them over. The ladder plays a planned number of matches
-(every pair of bots --pair-cap times: then the hourly pair cap stops it), and the demo
-prints the leaderboard, ``matches finished: N/N`` checked in the store (every match that
-started finished, exactly once), the moves per second and the takeover time: from the
-kill to the first move of a match taken over by another node.
+with several servers). The scheduling node asks the node with the fewest matches to
+create each one, so the matches run on all three. Once matches are running, the node
+that runs the most of them is killed with SIGKILL; its bots move on to the next node by
+themselves, the survivors split its matches (each takes its fair share of the expired
+leases) and their seats follow the matches to the nodes that took them over. The
+ladder plays a planned number of matches (every pair of bots --pair-cap times: then the
+hourly pair cap stops it), and the demo prints the leaderboard, ``matches finished:
+N/N`` checked in the store (every match that started finished, exactly once), the
+matches each node started while all three lived and started or took over after the
+kill, the moves per second and the takeover time: from the kill to the first move of a
+match taken over by another node.
 
 Usage:
     python scripts/cluster_demo.py [--bots N] [--pair-cap N] [--lease-seconds S]
@@ -23,6 +26,7 @@ import argparse
 import asyncio
 import contextlib
 import itertools
+import json
 import os
 import statistics
 import tempfile
@@ -54,6 +58,7 @@ class Cluster:
         self.store = PostgresStore(url)
         self.console = console
         self.nodes: list[ServerProcess] = []
+        self.logs: list[Path] = []
         for number in range(_NODES):
             port = free_port()
             options = [
@@ -63,6 +68,7 @@ class Cluster:
                 "--ladder-pair-cap-per-hour", str(args.pair_cap),
             ]  # fmt: skip
             log = folder / f"node-{number}.log"
+            self.logs.append(log)
             self.nodes.append(ServerProcess(url, options=options, log_path=log, port=port))
         self.bots: dict[str, asyncio.Task[None]] = {}
         self.ended: list[str] = []
@@ -94,6 +100,18 @@ class Cluster:
             "WHERE NOT m.finished"
         )
         return Counter(str(address) for (address,) in rows)
+
+    def ran_by_node(self) -> list[Counter[str]]:
+        """Per node, from its log: the ladder matches it started, and those it took
+        over from another node."""
+        counts = []
+        for log in self.logs:
+            events = Counter[str]()
+            for line in log.read_text().splitlines():
+                if line.startswith("{"):
+                    events[json.loads(line).get("event", "")] += 1
+            counts.append(events)
+        return counts
 
     def ladder_counts(self) -> tuple[int, int]:
         """Ladder matches started, and recorded (result or abandoned)."""
@@ -142,6 +160,7 @@ async def _run(cluster: Cluster, args: argparse.Namespace) -> int:
             (victim_address,),
         )
     }
+    ran_before = cluster.ran_by_node()
     killed_at = time.time()
     victim.kill()
     console.print(
@@ -159,6 +178,20 @@ async def _run(cluster: Cluster, args: argparse.Namespace) -> int:
         task.cancel()
     await asyncio.gather(*cluster.bots.values(), return_exceptions=True)
     console.print(leaderboard_table(board.entries, "qwirkle ladder on three nodes, one killed"))
+    ran_after = cluster.ran_by_node()
+    for number, node in enumerate(cluster.nodes):
+        before, after = ran_before[number], ran_after[number]
+        started = before["ladder match started"]
+        later = after["ladder match started"] - started
+        recovered = after["match recovered"] - before["match recovered"]
+        console.print(
+            f"node {node.address}: started {started} ladder matches while all three lived"
+            + (
+                " (killed)"
+                if node is victim
+                else f"; after the kill started {later} and took over {recovered}"
+            )
+        )
     return report(cluster, taken, killed_at, started_at, ended_at, args.lease_seconds)
 
 

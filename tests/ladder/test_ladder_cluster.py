@@ -5,6 +5,8 @@ One node schedules (it holds the ladder's scheduling lease), bots connect to the
 and their matches, run by the scheduling node, are played through redirects and rated.
 Killing the scheduling node with SIGKILL hands scheduling over: the other node takes the
 lease over, finishes the matches it left (their leases expire) and goes on starting new ones.
+With three nodes and bots on each, the matches run on the nodes the scheduler asks (the
+least busy), and the survivors of a killed node split its matches between them.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from botarena.clients import (
     run_ladder_bot_async,
 )
 from botarena.clients.testing import ServerProcess, free_port
+from botarena.server.store import PostgresStore
 from botarena.v1 import ladder_pb2, match_pb2
 
 QWIRKLE = match_pb2.GAME_QWIRKLE
@@ -367,3 +370,99 @@ def test_a_restarted_ladder_bot_gets_its_seat_back_from_the_node_that_took_the_m
         (e["match"], e["seat"]) for e in given_back
     }
     assert all(isinstance(o, match_pb2.MatchOutcome) for o in (*kept.values(), *restarted.values()))
+
+
+def _running_by_node(store: PostgresStore) -> dict[str, set[str]]:
+    """The unfinished matches of each node's address (their leases), read in the store."""
+    with store.database.session() as db:
+        rows = db.rows(
+            "SELECT l.address, l.match_id FROM match_leases l "
+            "JOIN matches m ON m.match_id = l.match_id WHERE NOT m.finished"
+        )
+    running: dict[str, set[str]] = {}
+    for address, match_id in rows:
+        running.setdefault(str(address), set()).add(str(match_id))
+    return running
+
+
+def test_ladder_matches_run_on_every_node_and_the_survivors_of_a_kill_split_its_matches(
+    postgres_database: str, tmp_path: Path
+) -> None:
+    logs = [tmp_path / f"node-{number}.log" for number in range(3)]
+    held = _Held()
+    store = PostgresStore(postgres_database)
+    with contextlib.ExitStack() as stack:
+        nodes = [
+            stack.enter_context(_node(postgres_database, log, "--ladder-move-time", "60"))
+            for log in logs
+        ]
+        for node in nodes:
+            node.start()
+        addresses = [node.address for node in nodes]
+
+        async def run() -> tuple[dict[str, set[str]], str, set[str]]:
+            async with AsyncLadderClient(target=addresses[0]) as client:
+                secrets = {
+                    f"{kind}-{n}": (await client.register_bot(f"{kind}-{n}", "", QWIRKLE)).secret
+                    for n in range(3)
+                    for kind in ("greedy", "random")
+                }
+            held.hold.set()  # every match waits at its first decision: they pile up
+            bots = [
+                asyncio.create_task(
+                    run_ladder_bot_async(
+                        functools.partial(held.factory, name.split("-")[0]),
+                        # Spread over the nodes: each bot's own node first.
+                        server=addresses[number % 3 :] + addresses[: number % 3],
+                        secret=secret,
+                        capacity=2,
+                        reconnect=_QUICK,
+                    )
+                )
+                for number, (name, secret) in enumerate(secrets.items())
+            ]
+            try:
+                await _until(
+                    lambda: (
+                        sum(map(len, _running_by_node(store).values())) >= 5
+                        and max(map(len, _running_by_node(store).values())) >= 2
+                    )
+                )
+                running = _running_by_node(store)
+                victim = max(running, key=lambda address: len(running[address]))
+                taken = running[victim]
+                nodes[addresses.index(victim)].kill()  # SIGKILL, its matches mid-way
+                # The bots wait in their moves until the survivors' heartbeats took the
+                # victim's matches over (no seat of theirs asks a node to take one).
+                await _until(lambda: not taken & _running_by_node(store).get(victim, set()))
+                held.hold.clear()
+                held.release.set()
+                await _until(
+                    lambda: not any(taken & ids for ids in _running_by_node(store).values())
+                )
+            finally:
+                held.release.set()
+                for task in bots:
+                    task.cancel()
+                await asyncio.gather(*bots, return_exceptions=True)
+            return running, victim, taken
+
+        try:
+            running, victim, taken = asyncio.run(asyncio.wait_for(run(), 120))
+        finally:
+            store.close()
+
+    started = [{e["match"] for e in _events(log, "ladder match started")} for log in logs]
+    # While all three lived, the matches ran on more than one node (all three, by load),
+    # each started by the node that runs it.
+    assert len(running) >= 2, running
+    assert sum(1 for matches in started if matches) >= 2, started
+    for address, matches in running.items():
+        assert matches <= started[addresses.index(address)]
+    # The killed node's matches were taken over by both survivors, not piled on one.
+    assert len(taken) >= 2, running
+    survivors = [log for address, log in zip(addresses, logs, strict=True) if address != victim]
+    recovered = [{e["match"] for e in _events(log, "match recovered")} & taken for log in survivors]
+    assert all(recovered), (taken, recovered)
+    assert recovered[0] | recovered[1] == taken
+    assert not recovered[0] & recovered[1]

@@ -3,6 +3,7 @@ transactions, listing, sequence numbers, leases and their fencing, the ladder's 
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from dataclasses import replace
 
@@ -26,6 +27,7 @@ from botarena.server.store import (
 from botarena.server.store.ladder import (
     BotRecord,
     LadderMatchRecord,
+    MatchRequest,
     NodeAssignment,
     ResumedSeat,
     SeatRecord,
@@ -450,14 +452,27 @@ def test_the_scheduler_reads_only_the_bots_it_names(store: SqlStore) -> None:
     assert ladder.presence(fresh_since=100.5, connected_only=True) == []  # b's row is stale
 
 
-def test_the_ladder_store_shares_presence_assignments_and_the_lead_between_nodes(
+@contextlib.contextmanager
+def _two_nodes(
     store_backend: StoreBackend,
-) -> None:
+) -> Iterator[tuple[SqlStore, SqlLadderStore, SqlLadderStore]]:
+    """Two stores on one database (two nodes): the second, both ladder stores (bots x and
+    y registered)."""
     first, second = store_backend.open(), store_backend.open()
     try:
         a, b = first.ladder_store(), second.ladder_store()
         assert a.add_bot(_bot("x", "ex"), created=1.0)
         assert a.add_bot(_bot("y", "why"), created=2.0)
+        yield second, a, b
+    finally:
+        first.close()
+        second.close()
+
+
+def test_the_ladder_store_shares_presence_assignments_and_the_lead_between_nodes(
+    store_backend: StoreBackend,
+) -> None:
+    with _two_nodes(store_backend) as (_, a, b):
         a.present("x", "node-a", 2, False, now=100.0)
         b.present("y", "node-b", 1, True, now=100.0)
         seen = {p.bot_id: p for p in b.presence(fresh_since=99.0)}
@@ -498,9 +513,6 @@ def test_the_ladder_store_shares_presence_assignments_and_the_lead_between_nodes
         recorded = a.match("m-lead")
         assert recorded is not None
         assert recorded.finished is None
-    finally:
-        first.close()
-        second.close()
 
 
 def test_a_seat_whose_bot_resumed_after_its_token_was_issued_is_listed_for_the_lease_owner(
@@ -606,3 +618,62 @@ def test_a_result_recorded_meanwhile_by_another_writer_is_not_applied_twice(
     assert alpha is not None
     assert recorded is not None
     assert (alpha.games, alpha.wins, recorded.finished) == (1, 1.0, 20.0)
+
+
+_NODE_C = Lease("node-c", "127.0.0.1:1003", ttl=60.0)
+
+
+def test_expired_leases_are_shared_out_over_the_live_nodes(store: SqlStore) -> None:
+    assert store.fair_share("node-b") == 1  # nothing expired: never less than one
+    for number in range(1, 6):  # node a died holding five matches
+        store.create_match(_match(f"m{number}", number), [_START], lease=_EXPIRED_A)
+    assert store.fair_share("node-b") == 5  # alone: all of them
+    store.create_match(_match("b1", 6), [_START], lease=_NODE_B)
+    store.create_match(_match("c1", 7), [_START], lease=_NODE_C)
+    assert store.fair_share("node-b") == 3  # b and c live: five over two, rounded up
+    assert len(store.claim_leases(_NODE_B, limit=store.fair_share("node-b"))) == 3
+    assert store.fair_share("node-c") == 1
+    assert len(store.claim_leases(_NODE_C, limit=store.fair_share("node-c"))) == 1
+    assert store.fair_share("node-b") == 1  # the last one: whoever beats first
+    assert len(store.claim_leases(_NODE_B, limit=1)) == 1
+    assert store.claim_leases(_NODE_C) == []  # none left
+
+
+def test_a_requested_ladder_match_is_started_once_by_its_node_and_fenced_by_the_lead(
+    store_backend: StoreBackend,
+) -> None:
+    with _two_nodes(store_backend) as (second, a, b):
+        assert a.lead("node-a", 60.0)
+        one = MatchRequest("r1", "node-b", "qwirkle", ("x", "y"))
+        two = MatchRequest("r2", "node-b", "qwirkle", ("y", "x"))
+        with pytest.raises(LeadLostError):  # only the scheduling node requests
+            b.request_matches([one], leader="node-b")
+        a.request_matches([one, two], leader="node-a")
+        assert b.match_requests(node="node-a") == []
+        assert b.match_requests(node="node-b") == [one, two]
+        assert a.node_loads() == {"node-b": 2}  # requested, not yet started
+        seats = [SeatRecord(0, "x", 25.0, 8.0), SeatRecord(1, "y", 25.0, 8.0)]
+        assert not a.start_requested("r1", "node-a", "m1", 5.0, seats)  # not a's request
+        second.create_match(_match("m1"), [_START], lease=_NODE_B)
+        assert b.start_requested("r1", "node-b", "m1", 5.0, seats)
+        assert not b.start_requested("r1", "node-b", "m9", 5.0, seats)  # started once
+        assert b.match_requests(node="node-b") == [two]
+        assert a.match_requests() == [replace(one, match_id="m1"), two]
+        started = a.match("m1")
+        assert started is not None
+        assert (started.game, started.finished, [s.bot_id for s in started.seats]) == (
+            "qwirkle",
+            None,
+            ["x", "y"],
+        )
+        assert a.node_loads() == {"node-b": 2}  # one running under its lease, one requested
+        assert a.unfinished_matches() == [started]
+        # The scheduler drops the started one, and the other as late, fenced by the lead.
+        with pytest.raises(LeadLostError):
+            b.drop_requests(["r1", "r2"], leader="node-b")
+        assert a.drop_requests(["r1", "r2"], leader="node-a", unstarted_only=True) == {"r2"}
+        assert not b.start_requested("r2", "node-b", "m2", 6.0, seats)  # too late
+        assert a.match("m2") is None
+        assert a.drop_requests(["r1"], leader="node-a") == {"r1"}
+        assert a.match_requests() == []
+        assert a.match("m1") == started  # the match itself stays

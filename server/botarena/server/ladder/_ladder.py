@@ -29,13 +29,20 @@ every fifth of the lease time), and one node at a time schedules: the one holdin
 ladder's scheduling lease (:meth:`LadderStore.lead`: a row with an expiry by the
 database's clock, renewed every tick, taken over by another node's tick once expired, so
 a frozen node loses it within the lease time; every scheduling write is fenced by it).
-It sees the bots of every node through the presence rows, creates each match itself
-(so the match runs there, and its :class:`Assignment` names that node), pushes the
+It sees the bots of every node through the presence rows and asks the live node with
+the fewest matches (:meth:`LadderStore.node_loads`: its leased unfinished matches and
+the requests it has not started) to create each match (``ladder_requests``, fenced by
+the lease). Every node, each poll, creates the matches asked of it (so the match runs
+there, under its lease, and its :class:`Assignment` names it), records each with its
+request in one transaction (a request starts at most one match), pushes the
 assignments of its own streams and queues the others in ``ladder_assignments``, which
-each node claims every poll and pushes down its streams. It learns the end of a match
-from the store, whichever node finished it, and is the only writer of results and
-ratings. A node that takes the lock over adopts the running ladder matches; a bot that
-reconnects (to any node) is sent its running matches again when the scheduler holds them.
+each node claims every poll and pushes down its streams. The scheduler follows a
+started request as a running match and drops a request not started within twice the
+lease time (its node died or is full: the bots are scheduled again). It learns the end
+of a match from the store, whichever node finished it, and is the only writer of
+results and ratings. A node that takes the lock over adopts the running ladder matches
+and the requests; a bot that reconnects (to any node) is sent its running matches again
+by the nodes that hold them.
 A bot that reconnects with ``resume_seats`` (its process restarted: it holds no seat
 tokens) is given its seats again by whichever node holds each match, at once or once
 that node has taken the match over (``ladder_seats.token_generation``, every tick).
@@ -49,7 +56,7 @@ import hashlib
 import hmac
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable, Collection, Iterable
+from collections.abc import AsyncIterator, Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import structlog
@@ -85,6 +92,7 @@ from botarena.server.store.ladder import (
     BotRecord,
     LadderMatchRecord,
     LadderStore,
+    MatchRequest,
     NodeAssignment,
     Presence,
     SeatRecord,
@@ -303,6 +311,12 @@ class _State:
     # the Connect generation it last saw of each bot (a new one: it reconnected).
     leading: bool = False
     generations: dict[str, int] = field(default_factory=dict)
+    # On the scheduling node: the match requests its nodes have not started yet, with
+    # when they were made (time.monotonic), and the load of each node this tick.
+    requested: dict[str, tuple[_Running, float]] = field(default_factory=dict)
+    loads: dict[str, int] = field(default_factory=dict)
+    # On every node: the requests it could not start yet (full), each warned of once.
+    full: set[str] = field(default_factory=set)
 
 
 class Ladder:
@@ -567,8 +581,9 @@ class Ladder:
                 _logger.warning("ladder scheduling lease not released: the database is away")
 
     def schedule_now(self) -> list[str]:
-        """Run the scheduler once; return the ids of the matches it started (none on a
-        node that does not hold the ladder's lock)."""
+        """Run the scheduler once; return the ids of the matches it started (with several
+        nodes: of the match requests it made; none on a node that does not hold the
+        ladder's lock)."""
         started: list[str] = []
         if self._node is None:
             free = {
@@ -578,8 +593,9 @@ class Ladder:
             presence: dict[str, Presence] = {}
         elif self._state.leading:
             presence = {p.bot_id: p for p in self._presence(connected_only=True)}
-            self._repeat(presence.values())
             free = {p.bot_id: (p.game, p.capacity) for p in presence.values()}
+            if free:
+                self._state.loads = self.store.node_loads()
         else:
             return []
         for game in sorted({game for game, _ in free.values()}):
@@ -644,6 +660,8 @@ class Ladder:
                 if bot_id not in kept:  # the bot connected to another node since
                     moved.push(None)
                     moved.close()
+        for request in self.store.match_requests(node=node.owner):
+            self._create_requested(request)
         for queued in self.store.claim_assignments(node.owner):
             connection = self._state.connections.get(queued.bot_id)
             if connection is not None:  # else it reconnected elsewhere: repeated there
@@ -653,10 +671,12 @@ class Ladder:
                     )
                 )
         self._give_back()
+        self._repeat(self._presence(connected_only=True))
         if self._state.leading or now >= self._lead_at:
             self._lead_at = now + self.settings.tick_seconds
             self._lead(self.store.lead(node.owner, node.ttl))
         if self._state.leading:
+            self._settle_requests()
             self._collect()
 
     def _lead(self, leading: bool) -> None:
@@ -667,6 +687,7 @@ class Ladder:
         if not leading:
             _logger.warning("ladder scheduling lost to another node")
             self._state.running.clear()
+            self._state.requested.clear()
             return
         # Adopt the matches the last scheduling node started (it may have died).
         self._state.running = {
@@ -678,8 +699,60 @@ class Ladder:
             )
             for record in self.store.unfinished_matches()
         }
-        self._state.generations = {p.bot_id: p.generation for p in self._presence()}
-        _logger.info("ladder scheduling on this node", running=len(self._state.running))
+        # And the requests it made that their nodes have not started or it not settled.
+        made = time.monotonic()
+        self._state.requested = {
+            request.request_id: (
+                _Running(request.request_id, request.game, request.bot_ids, self._wall_clock()),
+                made,
+            )
+            for request in self.store.match_requests()
+        }
+        _logger.info(
+            "ladder scheduling on this node",
+            running=len(self._state.running),
+            requested=len(self._state.requested),
+        )
+
+    def _settle_requests(self) -> None:
+        """Follow the requested matches their nodes started (the end is collected from
+        the store), and drop the requests that waited past twice the lease time: their
+        node died or is full, and the bots are scheduled again."""
+        node = self._node
+        assert node is not None
+        requested = self._state.requested
+        if not requested:
+            return
+        queued = {request.request_id: request for request in self.store.match_requests()}
+        started: list[str] = []
+        late: list[str] = []
+        deadline = time.monotonic() - 2 * node.ttl
+        for request_id, (running, made) in list(requested.items()):
+            request = queued.get(request_id)
+            if request is None:  # settled by an earlier scheduling node
+                del requested[request_id]
+            elif request.match_id is not None:
+                del requested[request_id]
+                started.append(request_id)
+                record = self.store.match(request.match_id)
+                if record is not None and record.finished is None:
+                    running.match_id = request.match_id
+                    self._state.running[request.match_id] = running
+            elif made < deadline:
+                late.append(request_id)
+        if started:
+            self.store.drop_requests(started, leader=node.owner)
+        if late:
+            for request_id in self.store.drop_requests(
+                late, leader=node.owner, unstarted_only=True
+            ):
+                running, _ = requested.pop(request_id)
+                _logger.warning(
+                    "ladder match request not started in time; dropped",
+                    request=request_id,
+                    node=queued[request_id].node,
+                    bots=running.bot_ids,
+                )
 
     def _collect(self) -> None:
         """Record the ladder matches that ended, on whichever node (from the store)."""
@@ -752,22 +825,26 @@ class Ladder:
             )
 
     def _repeat(self, presence: Collection[Presence]) -> None:
-        """Send a bot that reconnected (to any node) its running matches held here whose
-        tokens this node knows (a seat it must be given a new token for: _give_back)."""
+        """Send a bot that reconnected (to any node) its running ladder matches held here
+        whose tokens this node knows (a seat it must be given a new token for:
+        _give_back). Every node does it for the matches it runs."""
         assert self._node is not None
+        moved: dict[str, Presence] = {}
         for seen in presence:
             known = self._state.generations.get(seen.bot_id)
             self._state.generations[seen.bot_id] = seen.generation
-            if known is None or known == seen.generation:
+            if known is not None and known != seen.generation:
+                moved[seen.bot_id] = seen
+        if not moved:
+            return
+        for record in self.store.unfinished_matches():
+            match = self.manager.held(record.match_id)
+            if match is None or match.finished or not match.tokens:
                 continue
-            for running in self._state.running.values():
-                for seat, bot_id in enumerate(running.bot_ids):
-                    match = self.manager.held(running.match_id)
-                    if bot_id != seen.bot_id or match is None or match.finished:
-                        continue
-                    if match.tokens:
-                        assignment = _assignment(match, seat, node=self._node.address)
-                        self._deliver(seen.bot_id, seen.node, assignment)
+            for seat in record.seats:
+                if (bot := moved.get(seat.bot_id)) is not None:
+                    assignment = _assignment(match, seat.seat, node=self._node.address)
+                    self._deliver(bot.bot_id, bot.node, assignment)
 
     def _deliver(self, bot_id: str, node: str, assignment: Assignment) -> None:
         """Push ``assignment`` down this node's stream of the bot, or queue it for
@@ -793,7 +870,8 @@ class Ladder:
 
     def _running_counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
-        for running in self._state.running.values():
+        requested = (running for running, _ in self._state.requested.values())
+        for running in (*self._state.running.values(), *requested):
             for bot_id in running.bot_ids:
                 counts[bot_id] = counts.get(bot_id, 0) + 1
         return counts
@@ -870,22 +948,86 @@ class Ladder:
             )
         self._state.capped[game] = capped
 
-    def _start_match(
-        self, game: str, group: list[BotRecord], presence: dict[str, Presence]
-    ) -> str | None:
-        rules = self.manager.rules(game)
-        settings = MatchSettings(
+    def _match_settings(self, game: str, group: Sequence[BotRecord]) -> MatchSettings:
+        return MatchSettings(
             game=game,
             seat_count=len(group),
             # Secret and unguessable: 64 bits from the OS's cryptographic source.
             seed=secrets.randbits(64),
-            game_config=rules.default_config(),
+            game_config=self.manager.rules(game).default_config(),
             time_control=TimeControl(move_time_limit=self.settings.move_time_limit),
             policies=Policies(on_timeout=TimeoutPolicy.FORFEIT),
             seat_names=tuple(bot.name for bot in group),
         )
+
+    def _request_match(
+        self, game: str, group: list[BotRecord], presence: dict[str, Presence]
+    ) -> str:
+        """Ask the live node with the fewest matches (running and requested) to create
+        the match: the node that runs it is the one with room, not the scheduler."""
+        node = self._node
+        assert node is not None
+        loads = self._state.loads
+        live = {p.node for p in presence.values()} | {node.owner}
+        chosen = min(live, key=lambda owner: (loads.get(owner, 0), owner != node.owner, owner))
+        request = MatchRequest(
+            secrets.token_hex(8), chosen, game, tuple(bot.bot_id for bot in group)
+        )
         try:
-            match, _ = self.manager.create(settings)
+            self.store.request_matches([request], leader=node.owner)
+        except LeadLostError:
+            _logger.warning("ladder match not requested: the scheduling lease was lost")
+            raise
+        loads[chosen] = loads.get(chosen, 0) + 1
+        running = _Running(request.request_id, game, request.bot_ids, self._wall_clock())
+        self._state.requested[request.request_id] = (running, time.monotonic())
+        _logger.info(
+            "ladder match requested", request=request.request_id, node=chosen, bots=running.bot_ids
+        )
+        return request.request_id
+
+    def _create_requested(self, request: MatchRequest) -> None:
+        """Create here the match the scheduling node asked this node for, record it with
+        the request (at most once), and send its seats to the bots' nodes."""
+        node = self._node
+        assert node is not None
+        bots = self.store.bots_by_id(request.bot_ids)
+        if len(bots) != len(request.bot_ids):
+            return  # a bot is gone: the request waits out its time and is dropped
+        group = [bots[bot_id] for bot_id in request.bot_ids]
+        try:
+            match, _ = self.manager.create(self._match_settings(request.game, group))
+        except TooManyMatchesError:  # tried again next poll, until the scheduler drops it
+            if request.request_id not in self._state.full:
+                self._state.full.add(request.request_id)
+                _logger.warning("ladder cannot start a requested match: the server is full")
+            return
+        self._state.full.discard(request.request_id)
+        seats = [
+            SeatRecord(seat=seat, bot_id=bot.bot_id, mu_before=bot.mu, sigma_before=bot.sigma)
+            for seat, bot in enumerate(group)
+        ]
+        if not self.store.start_requested(
+            request.request_id, node.owner, match.match_id, self._wall_clock(), seats
+        ):
+            # Dropped as late meanwhile: nobody is told of it, it ends abandoned.
+            _logger.warning("ladder match request gone; not started", request=request.request_id)
+            return
+        _logger.info(
+            "ladder match started", match=match.match_id, bots=request.bot_ids, node=node.address
+        )
+        presence = {p.bot_id: p for p in self._presence(bot_ids=request.bot_ids)}
+        for seat, bot_id in enumerate(request.bot_ids):
+            if (seen := presence.get(bot_id)) is not None:
+                self._deliver(bot_id, seen.node, _assignment(match, seat, node=node.address))
+
+    def _start_match(
+        self, game: str, group: list[BotRecord], presence: dict[str, Presence]
+    ) -> str | None:
+        if self._node is not None:
+            return self._request_match(game, group, presence)
+        try:
+            match, _ = self.manager.create(self._match_settings(game, group))
         except TooManyMatchesError:
             _logger.warning("ladder cannot start a match: the server is full")
             return None
@@ -894,21 +1036,9 @@ class Ladder:
             SeatRecord(seat=seat, bot_id=bot.bot_id, mu_before=bot.mu, sigma_before=bot.sigma)
             for seat, bot in enumerate(group)
         ]
-        leader = self._node.owner if self._node is not None else None
-        try:
-            self.store.add_match(match.match_id, game, now, seats, leader=leader)
-        except LeadLostError:
-            # Nobody is told of it: it ends abandoned once its join window has passed.
-            _logger.warning("ladder match not started: the scheduling lease was lost")
-            raise
+        self.store.add_match(match.match_id, game, now, seats)
         running = _Running(match.match_id, game, tuple(bot.bot_id for bot in group), now)
         _logger.info("ladder match started", match=match.match_id, bots=running.bot_ids)
-        if self._node is not None:  # the end is collected from the store (_collect)
-            self._state.running[match.match_id] = running
-            for seat, bot in enumerate(group):
-                assignment = _assignment(match, seat, node=self._node.address)
-                self._deliver(bot.bot_id, presence[bot.bot_id].node, assignment)
-            return match.match_id
         for seat, bot in enumerate(group):
             self._state.connections[bot.bot_id].push(_assignment(match, seat))
         self._follow(running)

@@ -226,6 +226,8 @@ class MatchManager:
             raise ValueError("a lease needs a store")
         self.store = store
         self.lease = lease
+        # A heartbeat took expired leases over: the next one leaves the rest to others.
+        self._claimed_last = False
         self._codec = codec
         self._games = games
         self._hooks = hooks
@@ -712,7 +714,7 @@ class MatchManager:
             taken = self._take_over(self.store.take_back_leases(self.lease))
             if taken:
                 _logger.info("matches taken back from an earlier start", count=len(taken))
-            return len(taken) + len(self._take_over(self.store.claim_leases(self.lease)))
+            return len(taken) + len(self._take_over(self._claim_share()))
         recovered = 0
         for record in self.store.unfinished_matches():
             if record.match_id not in self._slots and self._resume(record):
@@ -746,7 +748,22 @@ class MatchManager:
             self._lose(self._slots[match_id])
         if not claim:
             return lost, []
-        return lost, self._take_over(self.store.claim_leases(self.lease))
+        return lost, self._take_over(self._claim_share())
+
+    def _claim_share(self) -> list[str]:
+        """Take over at most this node's fair share of the expired leases
+        (``Store.fair_share``), and nothing on the heartbeat after one that took some:
+        the other live nodes take the rest meanwhile, and a lone survivor (its share is
+        every expired lease) still takes them all within two heartbeats."""
+        assert self.store is not None
+        assert self.lease is not None
+        if self._claimed_last:
+            self._claimed_last = False
+            return []
+        share = self.store.fair_share(self.lease.owner)
+        claimed = self.store.claim_leases(self.lease, limit=share)
+        self._claimed_last = bool(claimed)
+        return claimed
 
     async def run_leases(self, interval: float) -> None:
         """Call :meth:`maintain_leases` every ``interval`` seconds until cancelled (a

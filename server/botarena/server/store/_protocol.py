@@ -132,6 +132,12 @@ class Store(Protocol):
         none (only ``match_id`` when given), at most ``limit`` of each; return them."""
         ...
 
+    def fair_share(self, owner: str) -> int:
+        """Return how many expired leases ``owner`` may take over now: the expired ones
+        shared out over the live nodes (the owners of unexpired leases, and ``owner``),
+        rounded up, at least 1, so the survivors of a dead node split its matches."""
+        ...
+
     def take_back_leases(self, lease: Lease, *, match_id: str | None = None) -> list[str]:
         """Take for ``lease`` the leases, expired or not, that another owner holds at
         ``lease.address``: an earlier start of the same node (only ``match_id`` when

@@ -283,6 +283,25 @@ LADDER_LEAD: Migration = (
 )
 """Migration 9: the ladder's scheduling lease."""
 
+LADDER_REQUESTS: Migration = (
+    # Ladder matches the scheduling node asked another node (or itself) to create, so
+    # each match runs on the node with the most room (docs/decisions.md: Ladder matches
+    # spread over the nodes): the node (its match lease owner id), the game and the
+    # seats' bots in seat order (comma-separated ids). match_id stays NULL until that
+    # node created the match and recorded it (one transaction: a request starts at most
+    # one match); the scheduler deletes a started request, and an unstarted one that
+    # waited too long (its node died).
+    """CREATE TABLE ladder_requests (
+        request_id TEXT PRIMARY KEY,
+        node TEXT NOT NULL,
+        game TEXT NOT NULL,
+        bots TEXT NOT NULL,
+        match_id TEXT
+    )""",
+    "CREATE INDEX ladder_requests_node ON ladder_requests (node)",
+)
+"""Migration 10: ladder matches requested of a node."""
+
 MIGRATIONS: Sequence[Migration] = (
     MATCHES_V1,
     LADDER_V1,
@@ -293,6 +312,7 @@ MIGRATIONS: Sequence[Migration] = (
     LADDER_RESUME,
     LADDER_BOARD,
     LADDER_LEAD,
+    LADDER_REQUESTS,
 )
 """Every migration in order; append new ones at the end."""
 

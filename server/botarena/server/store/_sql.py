@@ -414,6 +414,19 @@ class SqlStore:
             )
         return [str(row[0]) for row in (*taken, *unleased)]
 
+    def fair_share(self, owner: str) -> int:
+        """Return the expired leases ``owner`` may take over now (see ``Store``)."""
+        with self.database.session() as db:
+            row = db.row(
+                f"SELECT COUNT(*) FROM match_leases WHERE expiry < {self._now}",
+            )
+            live = db.rows(
+                f"SELECT DISTINCT owner FROM match_leases WHERE expiry >= {self._now}",
+            )
+        expired = int(row[0]) if row is not None else 0
+        nodes = len({str(node) for (node,) in live} | {owner})
+        return max(1, -(-expired // nodes))
+
     def take_back_leases(self, lease: Lease, *, match_id: str | None = None) -> list[str]:
         """Take the leases an earlier start of this node holds (see ``Store``)."""
         only = "" if match_id is None else " AND match_id = ?"

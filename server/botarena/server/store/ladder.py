@@ -23,6 +23,7 @@ __all__ = [
     "BotRecord",
     "LadderMatchRecord",
     "LadderStore",
+    "MatchRequest",
     "NodeAssignment",
     "Presence",
     "ResumedSeat",
@@ -173,6 +174,25 @@ class NodeAssignment:
     game: str
     seat_token: str
     address: str
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRequest:
+    """A ladder match the scheduling node asked ``node`` to create (``ladder_requests``).
+
+    Attributes:
+        request_id: The request.
+        node: The lease owner id of the node that is to create and run the match.
+        game: The match's game.
+        bot_ids: The seats' bots, in seat order.
+        match_id: The match it started, once ``node`` created it; ``None`` before.
+    """
+
+    request_id: str
+    node: str
+    game: str
+    bot_ids: tuple[str, ...]
+    match_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -402,6 +422,44 @@ class LadderStore(Protocol):
         seats after the seat's token was issued."""
         ...
 
+    def node_loads(self) -> dict[str, int]:
+        """Return, per node (lease owner id), its unfinished matches under an unexpired
+        lease plus the match requests it has not started: how busy each live node is."""
+        ...
+
+    def request_matches(self, requests: Sequence[MatchRequest], *, leader: str) -> None:
+        """Queue match requests for their nodes, while ``leader`` holds the scheduling
+        lease.
+
+        Raises:
+            LeadLostError: ``leader`` does not hold the lease; nothing was written.
+        """
+        ...
+
+    def match_requests(self, *, node: str | None = None) -> list[MatchRequest]:
+        """Return the queued requests (only the unstarted ones of ``node`` when given),
+        by request id."""
+        ...
+
+    def start_requested(
+        self, request_id: str, node: str, match_id: str, started: float, seats: Sequence[SeatRecord]
+    ) -> bool:
+        """Record that ``node`` created ``match_id`` for the request, and the ladder match
+        with its seats, in one transaction; False (nothing written) when the request is
+        gone, another node's, or started already: a request starts at most one match."""
+        ...
+
+    def drop_requests(
+        self, request_ids: Collection[str], *, leader: str, unstarted_only: bool = False
+    ) -> set[str]:
+        """Delete the requests (only those not started with ``unstarted_only``) while
+        ``leader`` holds the scheduling lease; return those deleted.
+
+        Raises:
+            LeadLostError: ``leader`` does not hold the lease; nothing was deleted.
+        """
+        ...
+
     def mark_resumed(self, match_id: str, seat: int, generation: int, node: str) -> bool:
         """Note that the seat's token was issued again for the bot's ``generation``;
         fenced by the match's lease (False: ``node`` does not hold it, or a newer
@@ -521,21 +579,24 @@ class SqlLadderStore:
         """Record a new ladder match and its seats (see ``LadderStore``)."""
         with self.database.transaction() as db:
             self._fence(db, leader)
-            db.run(
-                "INSERT INTO ladder_matches (match_id, game, started) VALUES (?, ?, ?)",
-                (match_id, game, started),
-            )
-            # Each token is issued for the bot's Connect as it stands now (with several
-            # nodes, its presence generation; see resumed_seats).
-            db.run_many(
-                "INSERT INTO ladder_seats (match_id, seat, bot_id, mu_before, sigma_before, "
-                "token_generation) VALUES (?, ?, ?, ?, ?, COALESCE((SELECT generation FROM "
-                "ladder_presence WHERE bot_id = ?), 0))",
-                [
-                    (match_id, s.seat, s.bot_id, s.mu_before, s.sigma_before, s.bot_id)
-                    for s in seats
-                ],
-            )
+            self._insert_match(db, match_id, game, started, seats)
+
+    @staticmethod
+    def _insert_match(
+        db: Session, match_id: str, game: str, started: float, seats: Sequence[SeatRecord]
+    ) -> None:
+        db.run(
+            "INSERT INTO ladder_matches (match_id, game, started) VALUES (?, ?, ?)",
+            (match_id, game, started),
+        )
+        # Each token is issued for the bot's Connect as it stands now (with several
+        # nodes, its presence generation; see resumed_seats).
+        db.run_many(
+            "INSERT INTO ladder_seats (match_id, seat, bot_id, mu_before, sigma_before, "
+            "token_generation) VALUES (?, ?, ?, ?, ?, COALESCE((SELECT generation FROM "
+            "ladder_presence WHERE bot_id = ?), 0))",
+            [(match_id, s.seat, s.bot_id, s.mu_before, s.sigma_before, s.bot_id) for s in seats],
+        )
 
     def record_result(
         self,
@@ -895,6 +956,91 @@ class SqlLadderStore:
                 (generation, match_id, seat, generation, match_id, node),
             )
         return changed == 1
+
+    def node_loads(self) -> dict[str, int]:
+        """Return each live node's unfinished leased matches plus its unstarted requests."""
+        with self.database.session() as db:
+            rows = db.rows(
+                "SELECT l.owner, COUNT(*) FROM match_leases l JOIN matches m "
+                f"ON m.match_id = l.match_id WHERE m.finished = ? AND l.expiry >= {self._now} "
+                "GROUP BY l.owner",
+                (False,),
+            )
+            rows += db.rows(
+                "SELECT node, COUNT(*) FROM ladder_requests WHERE match_id IS NULL GROUP BY node"
+            )
+        loads: dict[str, int] = {}
+        for node, count in rows:
+            loads[str(node)] = loads.get(str(node), 0) + int(count)
+        return loads
+
+    def request_matches(self, requests: Sequence[MatchRequest], *, leader: str) -> None:
+        """Queue match requests for their nodes (fenced by the scheduling lease)."""
+        with self.database.transaction() as db:
+            self._fence(db, leader)
+            db.run_many(
+                "INSERT INTO ladder_requests (request_id, node, game, bots) VALUES (?, ?, ?, ?)",
+                [(r.request_id, r.node, r.game, ",".join(r.bot_ids)) for r in requests],
+            )
+
+    def match_requests(self, *, node: str | None = None) -> list[MatchRequest]:
+        """Return the queued requests (the unstarted ones of ``node`` when given)."""
+        query = "SELECT request_id, node, game, bots, match_id FROM ladder_requests"
+        with self.database.session() as db:
+            if node is None:
+                rows = db.rows(f"{query} ORDER BY request_id")
+            else:
+                rows = db.rows(
+                    f"{query} WHERE node = ? AND match_id IS NULL ORDER BY request_id", (node,)
+                )
+        return [
+            MatchRequest(
+                str(request_id),
+                str(to),
+                str(game),
+                tuple(str(bots).split(",")),
+                None if match_id is None else str(match_id),
+            )
+            for request_id, to, game, bots, match_id in rows
+        ]
+
+    def start_requested(
+        self, request_id: str, node: str, match_id: str, started: float, seats: Sequence[SeatRecord]
+    ) -> bool:
+        """Record the match ``node`` created for the request (see ``LadderStore``)."""
+        with self.database.transaction() as db:
+            # The guard is the write: of two starts of one request, the second finds it
+            # started (or deleted by the scheduler as expired) and writes nothing.
+            if (
+                db.run(
+                    "UPDATE ladder_requests SET match_id = ? "
+                    "WHERE request_id = ? AND node = ? AND match_id IS NULL",
+                    (match_id, request_id, node),
+                )
+                != 1
+            ):
+                return False
+            row = db.row("SELECT game FROM ladder_requests WHERE request_id = ?", (request_id,))
+            assert row is not None
+            self._insert_match(db, match_id, str(row[0]), started, seats)
+        return True
+
+    def drop_requests(
+        self, request_ids: Collection[str], *, leader: str, unstarted_only: bool = False
+    ) -> set[str]:
+        """Delete the requests (fenced by the scheduling lease; see ``LadderStore``)."""
+        unstarted = " AND match_id IS NULL" if unstarted_only else ""
+        dropped: set[str] = set()
+        with self.database.transaction() as db:
+            self._fence(db, leader)
+            for chunk in _chunks(request_ids):
+                rows = db.rows(
+                    f"DELETE FROM ladder_requests WHERE request_id IN ({_marks(chunk)})"
+                    f"{unstarted} RETURNING request_id",
+                    tuple(chunk),
+                )
+                dropped |= {str(row[0]) for row in rows}
+        return dropped
 
     def _with_seats(self, row: Any) -> LadderMatchRecord:
         match_id, game, started, finished, abandoned = row
