@@ -51,3 +51,33 @@ def test_our_own_warning_storm_logs_a_burst() -> None:
     events = [json.loads(line)["event"] for line in output.splitlines()]
     assert events.count("web connection refused") == LOG_BURST
     assert events.count("serving") == 1000  # info is never held back
+
+
+def test_lines_from_two_threads_never_share_a_line() -> None:
+    # structlog's lines and the standard library's (psycopg's pool logs from a thread
+    # of its own) go to one stdout: print() wrote a line and its newline apart, and two
+    # JSON records ended up on one line.
+    program = textwrap.dedent(
+        """
+        import logging, threading, structlog
+        from botarena.server.service import configure_logging
+        configure_logging(json=True)
+        log = structlog.get_logger("botarena.test")
+
+        def library():
+            for i in range(2000):  # a logger each: kinds of their own, never held back
+                logging.getLogger(f"library.{i}").warning("pool worker %d", i)
+
+        thread = threading.Thread(target=library)
+        thread.start()
+        for i in range(4000):
+            log.info("ours", i=i)
+        thread.join()
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=120, check=True
+    )
+    records = [json.loads(line) for line in done.stdout.splitlines()]
+    assert sum(record.get("event") == "ours" for record in records) == 4000
+    assert sum(str(record.get("event", "")).startswith("pool worker") for record in records) > 0

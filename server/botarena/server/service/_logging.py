@@ -162,7 +162,10 @@ def configure_logging(*, level: int = logging.INFO, json: bool | None = None) ->
             *renderers,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(sys.stdout),
+        # One write per line: print() writes the line and its newline apart, and a line
+        # of the standard library's handler (psycopg's pool, in its own thread) landed
+        # between them, two JSON records on one line.
+        logger_factory=structlog.WriteLoggerFactory(sys.stdout),
         cache_logger_on_first_use=True,
     )
     root = logging.getLogger()
