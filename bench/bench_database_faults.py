@@ -37,7 +37,7 @@ import psycopg
 
 from botarena.bots import get_bot
 from botarena.clients import AsyncMatchClient, run_bot_async
-from botarena.clients.testing import PacedBot, ServerProcess, free_port
+from botarena.clients.testing import ServerProcess, SlowBot, free_port
 from botarena.server.store.local_postgres import LocalPostgres, running_postgres, scratch_database
 from botarena.v1 import match_pb2
 
@@ -88,7 +88,7 @@ async def _play(
             [
                 asyncio.create_task(
                     run_bot_async(
-                        PacedBot(get_bot("random"), 0.05),
+                        SlowBot(get_bot("random"), 0.05),
                         server=address,
                         token=seat.token,
                         match=created.match.name,

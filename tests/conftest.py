@@ -14,7 +14,7 @@ import shutil
 import subprocess
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import grpc
 import pytest
@@ -27,8 +27,11 @@ from cryptography.x509.oid import NameOID
 import botarena.server.service  # noqa: F401
 from botarena.clients.testing import ServerProcess, free_port
 from botarena.server.store.local_postgres import (
+    ENV_TEST_POSTGRES_URL,
+    LocalPostgres,
     PostgresNotFoundError,
     local_postgres,
+    running_postgres,
     scratch_database,
 )
 
@@ -166,6 +169,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+T = TypeVar("T")
+
+
 @pytest.fixture(scope="session")
 def postgres_url() -> Iterator[str]:
     """The URL of a real PostgreSQL server for this test session.
@@ -175,23 +181,35 @@ def postgres_url() -> Iterator[str]:
     the dev extras bundles it) and stopped at the end. Without either the tests that need
     it are skipped with the reason, except under CI, where that fails them.
     """
-    configured = os.environ.get("BOTARENA_TEST_POSTGRES_URL")
+    configured = os.environ.get(ENV_TEST_POSTGRES_URL)
     if configured:
         yield configured
         return
+    # Not under pytest's basetemp: every pytest session that starts (another checkout's
+    # too) makes /tmp/pytest-of-USER mode 0700 again, and the server, which runs as its
+    # own user under root, then cannot reach its data directory (PANIC: could not open
+    # pg_control: Permission denied).
+    yield from started_postgres(local_postgres())
+
+
+@pytest.fixture(scope="module")
+def restartable_postgres() -> Iterator[LocalPostgres]:
+    """A PostgreSQL server of the test module's own, which its tests stop and start."""
+    yield from started_postgres(running_postgres())
+
+
+def started_postgres(server: contextlib.AbstractContextManager[T]) -> Iterator[T]:
+    """Enter ``server`` (``local_postgres()``, ``running_postgres()``) for a fixture and
+    yield what it gives; without PostgreSQL skip the test with the reason, except under
+    CI, where that fails it."""
     try:
-        # Not under pytest's basetemp: every pytest session that starts (another
-        # checkout's too) makes /tmp/pytest-of-USER mode 0700 again, and the server,
-        # which runs as its own user under root, then cannot reach its data directory
-        # (PANIC: could not open pg_control: Permission denied).
-        server = local_postgres()
-        url = server.__enter__()
+        started = server.__enter__()
     except PostgresNotFoundError as error:
         if os.environ.get("CI"):
             pytest.fail(f"{error} - CI must have it")
         pytest.skip(str(error))
     try:
-        yield url
+        yield started
     finally:
         server.__exit__(None, None, None)
 

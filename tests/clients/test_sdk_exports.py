@@ -79,7 +79,6 @@ EXPORTS = {
     "botarena.clients.testing": [
         "IllegalBotMoveError",
         "InProcessGame",
-        "PacedBot",
         "ServerProcess",
         "SlowBot",
         "free_port",

@@ -40,11 +40,9 @@ from botarena.clients import (
     run_bot_async,
     run_ladder_bot_async,
 )
-from botarena.clients.testing import PacedBot, ServerProcess, free_port
+from botarena.clients.testing import ServerProcess, SlowBot, free_port
 from botarena.server.store.local_postgres import (
     LocalPostgres,
-    PostgresNotFoundError,
-    running_postgres,
     scratch_database,
 )
 from botarena.v1 import match_pb2
@@ -53,26 +51,10 @@ QWIRKLE = match_pb2.GAME_QWIRKLE
 _CLI = (sys.executable, "-m", "botarena.clients.cli")
 
 
-@pytest.fixture(scope="module")
-def restartable() -> Iterator[LocalPostgres]:
-    """A PostgreSQL server of this module's own, which its tests stop and start."""
-    try:
-        server = running_postgres()
-        started = server.__enter__()
-    except PostgresNotFoundError as error:
-        if os.environ.get("CI"):
-            pytest.fail(f"{error} - CI must have it")
-        pytest.skip(str(error))
-    try:
-        yield started
-    finally:
-        server.__exit__(None, None, None)
-
-
 @pytest.fixture
-def database(restartable: LocalPostgres) -> Iterator[str]:
-    """An empty database of its own on the restartable server."""
-    with scratch_database(restartable.url, "faults") as url:
+def database(restartable_postgres: LocalPostgres) -> Iterator[str]:
+    """An empty database of its own on the module's restartable server."""
+    with scratch_database(restartable_postgres.url, "faults") as url:
         yield url
 
 
@@ -93,7 +75,7 @@ def _query(url: str, query: str) -> list[tuple[Any, ...]]:
 
 
 def test_matches_play_through_a_fast_restart_and_a_crash_of_postgresql_without_a_timeout(
-    restartable: LocalPostgres, database: str, tmp_path: Path
+    restartable_postgres: LocalPostgres, database: str, tmp_path: Path
 ) -> None:
     logs = [tmp_path / "a.log", tmp_path / "b.log"]
     with _node(database, logs[0]) as first, _node(database, logs[1]) as second:
@@ -132,12 +114,14 @@ def test_matches_play_through_a_fast_restart_and_a_crash_of_postgresql_without_a
                 )
             every = [task for match in seats for task in match]
             await asyncio.sleep(1.0)
-            await asyncio.to_thread(restartable.outage, "fast", 2.0)
+            await asyncio.to_thread(restartable_postgres.outage, "fast", 2.0)
             await asyncio.sleep(1.0)
             running = sum(not task.done() for task in every)
             # Down longer than the 2 s leases (they all expire meanwhile) and the 3 s
             # move time limit.
-            crash = asyncio.create_task(asyncio.to_thread(restartable.outage, "immediate", 5.0))
+            crash = asyncio.create_task(
+                asyncio.to_thread(restartable_postgres.outage, "immediate", 5.0)
+            )
             await asyncio.sleep(1.0)
             refused = None
             async with AsyncMatchClient(target=first.address) as client:
@@ -209,7 +193,7 @@ def _wait_for(condition: Callable[[], Any], what: str, timeout: float = 120.0) -
 
 
 def test_a_queued_run_and_its_worker_outlive_a_postgresql_restart_and_the_run_finishes(
-    restartable: LocalPostgres, database: str
+    restartable_postgres: LocalPostgres, database: str
 ) -> None:
     bots = ("--bot", "random", "--bot", "greedy", "--games", "8")
     with (
@@ -221,10 +205,10 @@ def test_a_queued_run_and_its_worker_outlive_a_postgresql_restart_and_the_run_fi
             return int(_query(database, "SELECT count(*) FROM runner_game_results")[0][0])
 
         _wait_for(lambda: reported() >= 1, "a first game reported")
-        restartable.outage("fast", 2.0)
+        restartable_postgres.outage("fast", 2.0)
         before_the_crash = reported()
         _wait_for(lambda: reported() > before_the_crash, "a game reported after the restart")
-        restartable.outage("immediate", 3.0)
+        restartable_postgres.outage("immediate", 3.0)
         coordinator_text, _ = coordinator.communicate(timeout=300)
         worker_text, _ = worker.communicate(timeout=120)
 
@@ -293,7 +277,7 @@ def test_a_frozen_scheduling_node_loses_the_ladder_to_another_which_starts_the_n
 
 
 def test_the_ladder_plays_and_rates_through_a_postgresql_crash_without_a_forfeit(
-    restartable: LocalPostgres, database: str, tmp_path: Path
+    restartable_postgres: LocalPostgres, database: str, tmp_path: Path
 ) -> None:
     logs = [tmp_path / "a.log", tmp_path / "b.log"]
     # Ladder matches forfeit a seat that runs out of time; 3 s a move, less than the crash.
@@ -311,7 +295,7 @@ def test_the_ladder_plays_and_rates_through_a_postgresql_crash_without_a_forfeit
                 while recorded() < 1:
                     await asyncio.sleep(0.05)
                 await asyncio.sleep(1.0)  # the next match is under way
-                await asyncio.to_thread(restartable.outage, "immediate", 5.0)
+                await asyncio.to_thread(restartable_postgres.outage, "immediate", 5.0)
                 before = recorded()
                 while recorded() < before + 2:
                     await asyncio.sleep(0.05)
@@ -356,9 +340,9 @@ async def _stop(tasks: list[asyncio.Task[None]]) -> None:
     await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def _paced(name: str) -> PacedBot:
+def _paced(name: str) -> SlowBot:
     """The built-in bot ``name``, a tenth of a second a move."""
-    return PacedBot(get_bot(name), 0.1)
+    return SlowBot(get_bot(name), 0.1)
 
 
 def _stamp(line: dict[str, Any]) -> float:

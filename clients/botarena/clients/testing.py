@@ -20,8 +20,7 @@ start it again on the same port and database.
 :class:`SlowBot` makes a bot think longer, so a match outlasts what a test does to its
 server. :func:`play_in_process` plays bots against the pure engine with no server at all: the
 same views and legal moves (the server's codec encodes them), hundreds of games a
-minute, for developing and tuning a bot. :class:`PacedBot` makes a bot take its time,
-so that matches are still running when a test disturbs them.
+minute, for developing and tuning a bot.
 
 Being the production server, it applies the production admission limits (README: Run
 the server): a test that holds more than 100 unfinished matches at once, or creates more
@@ -43,7 +42,6 @@ import threading
 import time
 from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
-from random import Random
 from types import TracebackType
 from typing import IO, Any, Self
 
@@ -54,7 +52,6 @@ from botarena.v1 import match_pb2
 __all__ = [
     "IllegalBotMoveError",
     "InProcessGame",
-    "PacedBot",
     "ServerProcess",
     "SlowBot",
     "free_port",
@@ -175,23 +172,6 @@ def free_port() -> int:
         probe.bind((_HOST, 0))
         port: int = probe.getsockname()[1]
         return port
-
-
-class PacedBot:
-    """``bot``, waiting ``seconds`` before each move (in its thread: ``run_bot`` thinks in
-    one by default), so a match lasts long enough for a test to restart something under
-    it."""
-
-    def __init__(self, bot: Bot, seconds: float) -> None:
-        self.bot = bot
-        self.seconds = seconds
-
-    def choose_move(
-        self, view: match_pb2.PlayerView, legal_moves: Sequence[match_pb2.Move], rng: Random
-    ) -> match_pb2.Move:
-        """Wait, then play ``bot``'s move."""
-        time.sleep(self.seconds)
-        return self.bot.choose_move(view, legal_moves, rng)
 
 
 class ServerProcess:
